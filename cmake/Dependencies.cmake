@@ -1,0 +1,17 @@
+# Every dependency comes from Debian 12's packages (scripts/setup.sh installs them).
+find_package(Threads REQUIRED)
+find_package(Boost 1.81 REQUIRED COMPONENTS json url)
+find_package(OpenSSL REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LUAJIT REQUIRED IMPORTED_TARGET luajit)
+
+add_library(stampede_deps INTERFACE)
+target_link_libraries(stampede_deps INTERFACE
+  Boost::boost Boost::json Boost::url OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB
+  fmt::fmt PkgConfig::LUAJIT Threads::Threads)
+# Asio: no deprecated names, and one io_context per thread means no internal locking is needed
+# beyond what Asio does for cross-thread posts.
+target_compile_definitions(stampede_deps INTERFACE BOOST_ASIO_NO_DEPRECATED)

@@ -1,0 +1,16 @@
+add_library(stampede_warnings INTERFACE)
+target_compile_options(stampede_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wcast-align
+  -Wno-missing-field-initializers)
+if(STAMPEDE_WERROR)
+  target_compile_options(stampede_warnings INTERFACE -Werror)
+endif()
+if(STAMPEDE_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(STAMPEDE_FUZZ)
+  # Coverage instrumentation for the code under test; the fuzz targets add the libFuzzer main.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,42 @@
+#pragma once
+// What every client needs from the worker it runs on. One per worker thread; clients on
+// that worker share it and never touch another worker's.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "metrics/metric_sink.hpp"
+
+namespace stampede::clients {
+
+class ClientContext {
+ public:
+  ClientContext(boost::asio::io_context& io, metrics::MetricSink& sink, const Clock& clock)
+      : io(io), sink(sink), clock(clock) {}
+
+  boost::asio::io_context& io;
+  metrics::MetricSink& sink;
+  const Clock& clock;
+
+  // Source addresses to spread outgoing connections over (empty: let the kernel choose).
+  std::vector<boost::asio::ip::address> local_addresses;
+  std::size_t next_local_address = 0;
+
+  // TLS contexts are made on first use (loading the CA store costs milliseconds).
+  boost::asio::ssl::context& tls(bool verify);
+
+  // Scratch space for reads, shared by every connection of the worker, so an idle
+  // connection owns no read buffer.
+  std::string& read_buffer();
+
+ private:
+  std::unique_ptr<boost::asio::ssl::context> tls_verify_;
+  std::unique_ptr<boost::asio::ssl::context> tls_insecure_;
+  std::string read_buffer_;
+};
+
+}  // namespace stampede::clients

@@ -1,0 +1,105 @@
+#pragma once
+// Per-worker metric recording. One MetricSink per worker thread: recording touches only
+// that worker's memory (no locks, no shared atomics). Once a second the worker calls
+// take() and hands the finished second to the Collector.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "metrics/histogram.hpp"
+
+namespace stampede::metrics {
+
+enum class Kind : std::uint8_t {
+  Timing,   // durations in ns, kept in a Histogram
+  Counter,  // a sum, optionally broken down by reason (errors)
+  Check,    // passes and failures
+  Gauge,    // a level sampled over time (e.g. live VUs); merged across workers by sum
+};
+const char* kind_name(Kind);
+
+using MetricId = std::uint32_t;
+
+// Name -> id table shared by every worker of a run. intern() takes a lock, so sinks
+// cache ids; ids are dense and stable for the life of the run.
+class Registry {
+ public:
+  // Throws std::invalid_argument when the name already exists with another kind.
+  MetricId intern(std::string_view name, Kind kind);
+  std::string name(MetricId id) const;
+  Kind kind(MetricId id) const;
+  std::size_t size() const;
+  // Returns false when the name is not known.
+  bool find(std::string_view name, MetricId& id) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> names_;
+  std::vector<Kind> kinds_;
+  std::unordered_map<std::string, MetricId> ids_;
+};
+
+// One metric's data over some window (a second of one worker, or merged).
+struct MetricData {
+  bool present = false;          // anything recorded at all
+  Histogram histogram;           // Timing
+  std::uint64_t count = 0;       // Timing: samples; Counter: sum; Check: total; Gauge: samples
+  std::uint64_t failed = 0;      // Check: failures
+  double gauge_last = 0;         // Gauge: last value set
+  double gauge_max = 0;          // Gauge: highest value set
+  std::map<std::string, std::uint64_t, std::less<>> reasons;  // Counter: breakdown
+  // Merging the same window from two workers. Gauges add (two workers' VUs add up).
+  void merge_parallel(const MetricData& other);
+};
+
+// Requests of every client, so the summary can say how many were sent, completed,
+// failed, and still in flight at the end.
+struct RequestTally {
+  std::uint64_t sent = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;
+  void merge(const RequestTally& o) { sent += o.sent; completed += o.completed; failed += o.failed; }
+};
+
+// One worker's finished second (or any window): data indexed by MetricId.
+struct Snapshot {
+  std::int64_t second = 0;  // index of the second since the run started
+  std::vector<MetricData> metrics;
+  RequestTally requests;
+  void merge_parallel(const Snapshot& other);
+};
+
+class MetricSink {
+ public:
+  explicit MetricSink(Registry& registry) : registry_(&registry) {}
+
+  Registry& registry() { return *registry_; }
+  // Cached per sink: the registry lock is taken only the first time a name is seen here.
+  MetricId id(std::string_view name, Kind kind);
+
+  void record(MetricId id, Nanos value);                 // Timing
+  void add(MetricId id, std::uint64_t n = 1);           // Counter
+  void add_error(MetricId id, std::string_view reason);  // Counter +1, with the reason
+  void check(MetricId id, bool ok);                      // Check
+  void set_gauge(MetricId id, double value);             // Gauge
+
+  void request_sent() { ++current_.requests.sent; }
+  void request_finished(bool ok) { ++(ok ? current_.requests.completed : current_.requests.failed); }
+
+  // Moves the data recorded since the last take() out; the sink starts a new window.
+  // Gauges carry their last value over into the new window.
+  Snapshot take(std::int64_t second);
+
+ private:
+  MetricData& slot(MetricId id);
+  Registry* registry_;
+  Snapshot current_;
+  std::unordered_map<std::string, MetricId> cache_;
+};
+
+}  // namespace stampede::metrics

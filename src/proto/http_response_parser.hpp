@@ -1,0 +1,79 @@
+#pragma once
+// Incremental HTTP/1.1 response parser: bytes in, one response out. No sockets, no clocks.
+// Handles Content-Length, chunked transfer coding (with trailers), close-delimited bodies,
+// bodyless responses (HEAD, 1xx, 204, 304), and gzip/deflate content coding (the body()
+// is the decoded body). Garbage never crashes it: it stops in the Error state with a reason.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stampede::proto {
+
+struct HttpHeader {
+  std::string name;  // lowercased
+  std::string value; // surrounding whitespace trimmed
+};
+
+// Returns the first header with that (lowercase) name, or nullptr.
+const std::string* find_header(const std::vector<HttpHeader>& headers, std::string_view name);
+
+struct HttpResponseHead {
+  int version_minor = 1;  // HTTP/1.x
+  int status = 0;
+  std::string reason;
+  std::vector<HttpHeader> headers;
+};
+
+struct HttpParserLimits {
+  std::size_t max_head_bytes = 64 * 1024;
+  std::size_t max_body_bytes = 256 * 1024 * 1024;  // decoded
+};
+
+class HttpResponseParser {
+ public:
+  enum class State { Head, Body, Done, Error };
+
+  explicit HttpResponseParser(HttpParserLimits limits = {});
+  ~HttpResponseParser();
+  HttpResponseParser(HttpResponseParser&&) noexcept;
+  HttpResponseParser& operator=(HttpResponseParser&&) noexcept;
+
+  // Starts a new response. `head_request`: the request was HEAD, so no body follows.
+  void reset(bool head_request = false);
+
+  // Consumes bytes and returns how many it used. It stops after the end of the message,
+  // so the bytes not consumed belong to whatever comes next on the connection.
+  // Interim 1xx responses (except 101) are skipped.
+  std::size_t feed(std::string_view bytes);
+
+  // The peer closed the connection: completes a close-delimited body, or fails with
+  // "connection closed before the response was complete".
+  void finish_eof();
+
+  State state() const { return state_; }
+  bool done() const { return state_ == State::Done; }
+  bool failed() const { return state_ == State::Error; }
+  bool head_complete() const { return state_ == State::Body || state_ == State::Done; }
+  // True once any byte of a response has been consumed (a retry is safe only before that).
+  bool started() const { return started_; }
+  const std::string& error() const { return error_; }
+
+  const HttpResponseHead& head() const { return head_; }
+  std::string& body() { return body_; }
+  // Whether the connection may carry another request after this response.
+  bool keep_alive() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  State state_ = State::Head;
+  bool started_ = false;
+  std::string error_;
+  HttpResponseHead head_;
+  std::string body_;
+};
+
+}  // namespace stampede::proto
