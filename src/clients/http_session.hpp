@@ -3,6 +3,14 @@
 // jar, redirects, timeouts, TLS. Records `http.request` (service time: from the moment the
 // request was written to the last byte of the response), `http.request.<name>` when the
 // request is named, and `http.request.errors` with the reason.
+//
+// Counting: every hop (the request and each redirect it follows) is one request in the
+// sink's tally: request_sent() when its bytes go to the socket, request_finished(ok) when
+// its response arrived (ok: status < 400) or it failed. A hop that fails before it could be
+// written (refused, dns, tls, a timeout while connecting) is counted sent and failed at
+// once. A request cut off by close_all() or the destructor is counted neither finished nor
+// failed: it stays "in flight", which is what it was.
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +30,8 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   Nanos timeout = 60 * kSecond;  // whole request, each redirect hop included
+  // Redirects to follow; one more is an error with reason "redirects". 0 (or less): follow
+  // none, the 3xx response is the answer.
   int max_redirects = 10;
   bool insecure = false;  // skip TLS verification
   std::string name;       // also record under http.request.<name>
@@ -33,7 +43,9 @@ struct HttpResponse {
   std::string body;  // decoded
   std::string url;   // final URL after redirects
   // Empty when a response arrived (whatever its status). Otherwise a sentence for the
-  // user, and a one-word reason: refused, timeout, reset, closed, tls, dns, protocol, url, fd.
+  // user, and a one-word reason: refused, timeout, reset, closed, tls, dns, protocol, url,
+  // fd, ports, redirects. With "redirects" (and with "url" for a bad Location) the last
+  // 3xx response is kept in status, headers and body.
   std::string error;
   std::string error_reason;
   Nanos duration = 0;  // service time of the last hop
@@ -41,16 +53,31 @@ struct HttpResponse {
 
 class HttpSession {
  public:
-  explicit HttpSession(ClientContext& ctx);
+  // What happens to the callbacks of requests still pending when the session is destroyed.
+  enum class OnDestroy {
+    // Each is still called once, later, from the loop, with reason "closed". The callback
+    // must not rely on anything that dies with the session.
+    complete,
+    // None runs after the destructor: they are destroyed uncalled, together with the
+    // completions already queued but not yet run. For owners whose callbacks point into
+    // objects that die with the session (a VU, its Lua state).
+    discard,
+  };
+
+  explicit HttpSession(ClientContext& ctx, OnDestroy on_destroy = OnDestroy::complete);
   ~HttpSession();
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-  // `done` is called exactly once, never from inside request() itself.
+  // `done` is called exactly once (see OnDestroy for the one exception), always from the
+  // loop, never from inside request() itself.
   void request(HttpRequest req, std::function<void(HttpResponse)> done);
   // Closes every connection; pending requests complete with reason "closed".
   void close_all();
   proto::CookieJar& cookies();
+
+  // Keep-alive connections waiting for the next request, over all origins.
+  std::size_t idle_connections() const;
 
  private:
   struct Impl;

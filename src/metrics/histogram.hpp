@@ -20,8 +20,9 @@ class Histogram {
   Histogram() = default;
   Histogram(const Histogram& other);
   Histogram& operator=(const Histogram& other);
-  Histogram(Histogram&&) noexcept = default;
-  Histogram& operator=(Histogram&&) noexcept = default;
+  // A moved-from histogram is empty (not merely "valid but unspecified").
+  Histogram(Histogram&& other) noexcept;
+  Histogram& operator=(Histogram&& other) noexcept;
 
   void record(std::int64_t value, std::uint64_t times = 1);  // negative values count as 0
   void merge(const Histogram& other);
@@ -33,6 +34,7 @@ class Histogram {
   double mean() const;       // exact (sum is kept), 0 when empty
   // Nearest-rank percentile, p in [0, 100]: the value at rank ceil(p/100 * count)
   // (rank 1 for p = 0). The target's exact truth uses the same definition.
+  // p outside [0, 100] is clamped; NaN throws std::invalid_argument.
   std::int64_t percentile(double p) const;
 
   // Compact binary form (only non-empty buckets), stable across processes and machines.
@@ -41,13 +43,18 @@ class Histogram {
 
  private:
   // Octave 0 holds values [0, 2048) exactly; octave k >= 1 holds [1024 << k, 2048 << k)
-  // in 1024 buckets of width 1 << k.
+  // in 1024 buckets of width 1 << k. The largest int64 falls in octave 52.
   static constexpr int kSubBits = 10;
-  static constexpr int kOctaves = 64 - kSubBits;
-  struct Octave;
-  std::vector<std::unique_ptr<std::uint64_t[]>> octaves_;  // lazily sized and filled
+  static constexpr int kOctaves = 64 - 1 - kSubBits;
+  // The exact sum needs more than 64 bits (hours in ns times billions of samples).
+  __extension__ typedef unsigned __int128 Sum;
+
+  std::uint64_t* octave(int k);  // allocates on first use
+  void swap(Histogram& other) noexcept;
+
+  std::vector<std::unique_ptr<std::uint64_t[]>> octaves_;  // grown to the highest octave used
   std::uint64_t count_ = 0;
-  long double sum_ = 0;
+  Sum sum_ = 0;
   std::int64_t min_ = 0;
   std::int64_t max_ = 0;
 };

@@ -3,6 +3,7 @@
 // that worker's memory (no locks, no shared atomics). Once a second the worker calls
 // take() and hands the finished second to the Collector.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,6 +26,15 @@ const char* kind_name(Kind);
 
 using MetricId = std::uint32_t;
 
+// Lets maps keyed by std::string be searched with a std::string_view, without building a
+// std::string: MetricSink::id() is called by name on the hot path (e.g. from Lua bindings).
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view name) const noexcept {
+    return std::hash<std::string_view>{}(name);
+  }
+};
+
 // Name -> id table shared by every worker of a run. intern() takes a lock, so sinks
 // cache ids; ids are dense and stable for the life of the run.
 class Registry {
@@ -41,7 +51,7 @@ class Registry {
   mutable std::mutex mutex_;
   std::vector<std::string> names_;
   std::vector<Kind> kinds_;
-  std::unordered_map<std::string, MetricId> ids_;
+  std::unordered_map<std::string, MetricId, NameHash, std::equal_to<>> ids_;
 };
 
 // One metric's data over some window (a second of one worker, or merged).
@@ -55,6 +65,14 @@ struct MetricData {
   std::map<std::string, std::uint64_t, std::less<>> reasons;  // Counter: breakdown
   // Merging the same window from two workers. Gauges add (two workers' VUs add up).
   void merge_parallel(const MetricData& other);
+  // Appending a later window of the same metric: gauges keep the highest and the latest.
+  void merge_sequential(const MetricData& later);
+  // Counts `n` more under `reason`. A metric keeps at most kMaxReasons distinct reasons
+  // (a scenario could use a fresh string per error); the rest are counted under
+  // kOtherReason, so memory stays bounded and no event goes uncounted.
+  void add_reason(std::string_view reason, std::uint64_t n);
+  static constexpr std::size_t kMaxReasons = 64;
+  static constexpr std::string_view kOtherReason = "(other reasons)";
 };
 
 // Requests of every client, so the summary can say how many were sent, completed,
@@ -96,10 +114,15 @@ class MetricSink {
   Snapshot take(std::int64_t second);
 
  private:
+  struct CachedId {
+    MetricId id;
+    Kind kind;
+  };
   MetricData& slot(MetricId id);
   Registry* registry_;
   Snapshot current_;
-  std::unordered_map<std::string, MetricId> cache_;
+  std::unordered_map<std::string, CachedId, NameHash, std::equal_to<>> cache_;
+  std::vector<MetricId> gauges_;  // ids set_gauge was called with, to carry them over in take()
 };
 
 }  // namespace stampede::metrics

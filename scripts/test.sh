@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, builds once, then runs
+#   1. unit and integration tests under AddressSanitizer + UBSan (build-asan/),
+#   2. every libFuzzer target for a bounded time (build-fuzz/, clang),
+#   3. unit and integration tests on the release build (build/), whose ctest summary is
+#      the last thing printed.
+# FUZZ_SECONDS (default 30) bounds each fuzzer; SKIP_ASAN=1 / SKIP_FUZZ=1 skip those stages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+
+./scripts/setup.sh
+./scripts/setup-test-deps.sh
+
+step() { printf '\n== %s ==\n' "$*" >&2; }
+
+step "release build"
+./scripts/build.sh
+
+if [ "${SKIP_ASAN:-0}" != 1 ]; then
+  step "sanitizer build (ASan + UBSan)"
+  BUILD_DIR=build-asan ./scripts/build.sh -DSTAMPEDE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  step "tests under ASan + UBSan"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$JOBS" -L unit
+fi
+
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  step "fuzzers (${FUZZ_SECONDS}s each)"
+  if [ ! -f build-fuzz/build.ninja ]; then
+    CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSTAMPEDE_FUZZ=ON -DSTAMPEDE_TESTS=OFF -DSTAMPEDE_WERROR=ON >/dev/null
+  fi
+  cmake --build build-fuzz -j"$JOBS"
+  ./scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"
+fi
+
+step "tests (release build)"
+ctest --test-dir build --output-on-failure -j"$JOBS"

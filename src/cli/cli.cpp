@@ -1,0 +1,95 @@
+#include "cli/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "cli/demo_command.hpp"
+#include "cli/run_args.hpp"
+#include "cli/target_args.hpp"
+#include "cli/version.hpp"
+#include "proto/duration.hpp"
+
+namespace stampede::cli {
+
+namespace {
+
+// CLI11 validator for durations, so a bad one is reported with the option's name.
+struct DurationValidator : CLI::Validator {
+  DurationValidator() {
+    name_ = "DURATION";
+    func_ = [](std::string& text) -> std::string {
+      std::string error;
+      if (!proto::parse_duration(text, &error)) return error;
+      return {};
+    };
+  }
+};
+
+Nanos duration_of(const std::string& text) { return *proto::parse_duration(text); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Stampede: load tests for Phoenix applications (HTTP, WebSockets, Channels, LiveView)", "stampede"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", version_line());
+
+  RunArgs run;
+  std::string vus_text, rate_text, duration_text, max_vus_text;
+  std::optional<long long> vus, max_vus;
+  std::optional<double> rate;
+  std::string duration;
+  auto* run_cmd = app.add_subcommand("run", "Run one or more scenario files (one after the other)");
+  run_cmd->add_option("files", run.files, "Scenario files (Lua)")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("--vus", vus, "Run this many VUs (closed model), overriding the scenario's load")
+      ->check(CLI::Range(0LL, 10'000'000LL));
+  run_cmd->add_option("--rate", rate, "Start this many iterations per second (open model), overriding the scenario's load")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--duration", duration, "How long the load lasts, e.g. 30s, 5m, 1h30m")
+      ->check(DurationValidator());
+  run_cmd->add_option("--max-vus", max_vus, "With a rate: the most iterations in flight at once")
+      ->check(CLI::Range(1LL, 10'000'000LL));
+  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
+  run_cmd->add_option("--local-addresses", run.local_addresses,
+                      "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");
+  run_cmd->add_flag("--quiet,-q", run.quiet, "No progress line");
+  run_cmd->add_flag("--insecure", run.insecure, "Do not verify TLS certificates");
+
+  TargetArgs target;
+  auto* target_cmd = app.add_subcommand("target", "Serve the built-in target: a calibrated HTTP server that knows the exact latency it served");
+  add_target_options(*target_cmd, target);
+
+  app.add_subcommand("version", "Print the version, commit and build options");
+
+  std::string demo_duration = "15s";
+  auto* demo_cmd = app.add_subcommand("demo", "Start the built-in target and load test it: Stampede working, no app needed");
+  demo_cmd->add_option("--duration", demo_duration, "How long the demo load lasts")->capture_default_str()->check(DurationValidator());
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help to stdout (exit 0) and errors to stderr; usage errors are exit 2.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (*run_cmd) {
+    run.overrides.vus = vus;
+    run.overrides.rate = rate;
+    run.overrides.max_vus = max_vus;
+    if (!duration.empty()) run.overrides.duration = duration_of(duration);
+    return run_command(run);
+  }
+  if (*target_cmd) return target_command(target);
+  if (*demo_cmd) return demo_command(duration_of(demo_duration));
+  if (app.got_subcommand("version")) {
+    std::puts(version_details().c_str());
+    return 0;
+  }
+  return 2;
+}
+
+}  // namespace stampede::cli

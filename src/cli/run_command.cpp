@@ -1,0 +1,162 @@
+// `stampede run`: load each scenario, run it, print its summary, judge its thresholds.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "cli/run_args.hpp"
+#include "cli/run_output.hpp"
+#include "clients/client_context.hpp"
+#include "common/address_list.hpp"
+#include "engine/scenario_run.hpp"
+#include "metrics/collector.hpp"
+#include "metrics/names.hpp"
+#include "scenario/scenario_error.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::cli {
+
+namespace {
+
+// What the scenario file says, read once on the main thread before any worker starts.
+struct LoadedScenario {
+  std::string name;
+  scenario::ScenarioOptions options;
+  bool has_setup = false;
+  bool has_teardown = false;
+};
+
+// Runs setup() or teardown() to completion on a private event loop.
+std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
+                                           metrics::Registry& registry, bool insecure) {
+  boost::asio::io_context io;
+  SteadyClock clock;
+  metrics::MetricSink sink(registry);
+  clients::ClientContext ctx(io, sink, clock);
+  scenario::RuntimeEnv env{path, clock.now(), "", insecure};
+  scenario::ScenarioRuntime rt(ctx, env);
+  std::pair<bool, std::string> result{false, "did not finish"};
+  bool done = false;
+  rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
+    result = {ok, std::move(value)};
+    done = true;
+  });
+  while (!done && io.run_one() > 0) {
+  }
+  return result;
+}
+
+LoadedScenario probe(const std::string& path, metrics::Registry& registry) {
+  boost::asio::io_context io;
+  SteadyClock clock;
+  metrics::MetricSink sink(registry);
+  clients::ClientContext ctx(io, sink, clock);
+  scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", false});
+  LoadedScenario s;
+  s.name = rt.name();
+  s.options = rt.options(path + ": options");
+  s.has_setup = rt.has_function("setup");
+  s.has_teardown = rt.has_function("teardown");
+  return s;
+}
+
+int threads_for(const RunArgs& args, const LoadShape& shape) {
+  int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // No point in a worker that could never hold a VU.
+  long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
+  for (const Stage& st : shape.stages)
+    if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
+}
+
+int run_one(const std::string& path, const RunArgs& args) {
+  metrics::Registry registry;
+  LoadedScenario loaded = probe(path, registry);
+  const LoadShape shape = engine::build_load_shape(loaded.options, args.overrides, path);
+  const bool insecure = args.insecure || loaded.options.insecure;
+
+  std::vector<boost::asio::ip::address> local_addresses;
+  try {
+    local_addresses = args.local_addresses.empty() ? parse_address_list(loaded.options.local_addresses)
+                                                   : parse_address_list(args.local_addresses);
+  } catch (const std::invalid_argument& e) {
+    throw scenario::ScenarioError(fmt::format("local addresses: {}", e.what()));
+  }
+
+  std::vector<metrics::ThresholdSpec> thresholds;
+  for (const auto& t : loaded.options.thresholds) thresholds.push_back({t.metric, t.aggregation, t.limit, path});
+
+  std::string setup_data;
+  if (loaded.has_setup) {
+    auto [ok, value] = run_lifecycle(path, "setup", "", registry, insecure);
+    if (!ok) throw scenario::ScenarioError(fmt::format("setup() failed: {}", value));
+    setup_data = value;
+  }
+
+  engine::RunPlan plan;
+  plan.shape = shape;
+  plan.threads = threads_for(args, shape);
+  plan.env = scenario::RuntimeEnv{path, 0, setup_data, insecure};
+  plan.local_addresses = local_addresses;
+
+  metrics::Collector collector(static_cast<std::size_t>(plan.threads));
+  RunOutput output(loaded.name, shape, args.quiet, registry, collector);
+  collector.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
+
+  boost::asio::io_context main_io;
+  engine::ScenarioRun run(plan, registry, [&collector](int worker, metrics::Snapshot snap, bool last) {
+    collector.push(static_cast<std::size_t>(worker), std::move(snap));
+    if (last) collector.finish(static_cast<std::size_t>(worker));
+  });
+  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
+  run.load();
+
+  // First Ctrl-C: stop starting iterations and let running ones finish (graceful_stop).
+  // Second: stop at once. Either way the summary is printed.
+  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
+  int interrupts = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    ++interrupts;
+    output.interrupted(interrupts);
+    run.stop(interrupts == 1 && shape.graceful_stop > 0);
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+
+  // Every worker starts at the same instant, a moment from now.
+  const Nanos t0 = SteadyClock::monotonic_now() + 20 * kMilli;
+  output.started(t0);
+  run.start(t0);
+  main_io.run();
+  run.join();
+  const Nanos ended = SteadyClock::monotonic_now();
+  collector.flush();
+
+  if (loaded.has_teardown) {
+    auto [ok, value] = run_lifecycle(path, "teardown", setup_data, registry, insecure);
+    if (!ok) output.warn(fmt::format("teardown() failed: {}", value));
+  }
+  return output.finish(ended - t0, thresholds);
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  int status = 0;
+  for (const auto& file : args.files) {
+    try {
+      status = std::max(status, run_one(file, args));
+    } catch (const scenario::ScenarioError& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 2;
+    }
+  }
+  return status;
+}
+
+}  // namespace stampede::cli

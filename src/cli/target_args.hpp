@@ -1,0 +1,21 @@
+#pragma once
+// `stampede target` options, parsed into target::TargetOptions.
+#include <CLI/App.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace stampede::cli {
+
+struct TargetArgs {
+  std::string listen = "127.0.0.1:4000";
+  std::string delay = "fixed:0";
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 1;
+  std::string truth_out;
+};
+
+void add_target_options(CLI::App& cmd, TargetArgs& args);
+int target_command(const TargetArgs& args);
+
+}  // namespace stampede::cli

@@ -1,0 +1,42 @@
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/target_args.hpp"
+#include "target/run_target_command.hpp"
+#include "target/listen_address.hpp"
+#include "target/delay_spec.hpp"
+
+namespace stampede::cli {
+
+void add_target_options(CLI::App& cmd, TargetArgs& args) {
+  cmd.add_option("--listen", args.listen, "Address and port to listen on (port 0: any free port)")
+      ->capture_default_str()
+      ->check([](const std::string& text) {
+        std::string error;
+        return target::parse_listen_address(text, &error) ? std::string() : error;
+      });
+  cmd.add_option("--delay", args.delay,
+                 "How long to hold each request, in ms: fixed:10, uniform:5:15, lognormal:20:0.6 (median, sigma), "
+                 "bimodal:5:300:0.015 (fast, slow, share of slow)")
+      ->capture_default_str()
+      ->check([](const std::string& text) {
+        std::string error;
+        return target::parse_delay_spec(text, &error) ? std::string() : error;
+      });
+  cmd.add_option("--seed", args.seed, "Seed for the delay distribution (runs with the same seed draw the same delays)");
+  cmd.add_option("--threads", args.threads, "Event loops (one acceptor each)")->capture_default_str()->check(CLI::Range(1u, 256u));
+  cmd.add_option("--truth-out", args.truth_out, "Write the exact latency percentiles served to this file at exit (JSON)");
+}
+
+int target_command(const TargetArgs& args) {
+  target::TargetOptions options;
+  options.listen = *target::parse_listen_address(args.listen);
+  options.delay = *target::parse_delay_spec(args.delay);
+  options.seed = args.seed;
+  options.threads = args.threads;
+  options.truth_out = args.truth_out;
+  return target::run_target_command(options);
+}
+
+}  // namespace stampede::cli

@@ -1,0 +1,43 @@
+#include "clients/client_context.hpp"
+
+#include <openssl/ssl.h>
+
+namespace stampede::clients {
+
+namespace {
+
+// Big enough for a typical response in one read, small enough to stay in cache. One per
+// worker, so its size does not multiply with the connections.
+constexpr std::size_t kReadBufferBytes = 64 * 1024;
+
+std::unique_ptr<boost::asio::ssl::context> make_tls_context(bool verify) {
+  namespace ssl = boost::asio::ssl;
+  auto context = std::make_unique<ssl::context>(ssl::context::tls_client);
+  context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                       ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  if (verify) {
+    context->set_default_verify_paths();  // the system CA store (honours SSL_CERT_FILE / SSL_CERT_DIR)
+    context->set_verify_mode(ssl::verify_peer);
+  } else {
+    context->set_verify_mode(ssl::verify_none);
+  }
+  // An idle TLS connection gives its OpenSSL record buffers back (Asio sets this per
+  // connection too; here it also covers the handshake buffers of every SSL made from it).
+  SSL_CTX_set_mode(context->native_handle(), SSL_MODE_RELEASE_BUFFERS);
+  return context;
+}
+
+}  // namespace
+
+boost::asio::ssl::context& ClientContext::tls(bool verify) {
+  auto& slot = verify ? tls_verify_ : tls_insecure_;
+  if (!slot) slot = make_tls_context(verify);
+  return *slot;
+}
+
+std::string& ClientContext::read_buffer() {
+  if (read_buffer_.size() < kReadBufferBytes) read_buffer_.resize(kReadBufferBytes);
+  return read_buffer_;
+}
+
+}  // namespace stampede::clients

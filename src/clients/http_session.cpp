@@ -1,0 +1,628 @@
+// One VU's HTTP client. A request is an Exchange that a reader can follow top to bottom in
+// this file: parse the URL -> take an idle keep-alive connection or open one (resolve,
+// connect, TLS) -> write the request -> wait until readable, read into the worker's shared
+// buffer, feed the parser -> response complete: record the service time, store cookies,
+// give the connection back -> follow a redirect (a new hop) or deliver the response.
+// Everything runs on the worker's one thread: no locks.
+#include "clients/http_session.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <stdexcept>
+#include <string_view>
+
+#include "proto/duration.hpp"
+#include "proto/http_request_writer.hpp"
+#include "transport/errors.hpp"
+#include "transport/resolve.hpp"
+#include "transport/stream.hpp"
+
+namespace stampede::clients {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace urls = boost::urls;
+using boost::system::error_code;
+using metrics::MetricId;
+using Done = std::function<void(HttpResponse)>;
+
+// Like a browser: more concurrent requests to one origin open more connections, but no
+// more than this many stay open once idle.
+constexpr std::size_t kMaxIdlePerOrigin = 6;
+// Reads of one response before letting other connections and the timers have a turn.
+constexpr int kReadsPerTurn = 16;
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Safe to send twice: only these are retried on a keep-alive connection the server had closed.
+bool is_idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS" ||
+         method == "TRACE";
+}
+
+bool is_redirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// Cookies expire on the calendar, not on the monotonic clock.
+std::int64_t wall_clock_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---------------------------------------------------------------------------------------
+// Where one hop goes, from its URL.
+
+struct Target {
+  std::string url;             // as given
+  bool tls = false;
+  std::string host;            // lowercased; IPv6 without brackets (what DNS, SNI and cookies see)
+  std::uint16_t port = 0;
+  std::string host_header;     // host[:port] as the Host header wants it
+  std::string request_target;  // path?query, "/" when the path is empty
+  std::string cookie_path;     // path only
+  std::string origin;          // scheme://host:port: connections are pooled per origin
+};
+
+// Returns false with `why` (a sentence fragment) for anything but an http(s) URL with a host.
+bool parse_target(std::string_view text, Target& out, std::string& why) {
+  const auto parsed = urls::parse_uri(text);
+  if (!parsed) {
+    why = "it is not a valid absolute URL (" + parsed.error().message() + ")";
+    return false;
+  }
+  const urls::url_view& url = *parsed;
+  const auto scheme = url.scheme_id();
+  if (scheme != urls::scheme::http && scheme != urls::scheme::https) {
+    why = "only http and https URLs are supported";
+    return false;
+  }
+  if (!url.has_authority() || url.encoded_host().empty()) {
+    why = "it has no host";
+    return false;
+  }
+  out = Target{};
+  out.url = std::string(url.buffer());
+  out.tls = scheme == urls::scheme::https;
+  std::string host_in_header;
+  switch (url.host_type()) {
+    case urls::host_type::ipv6:
+      out.host = url.host_ipv6_address().to_string();
+      host_in_header = "[" + out.host + "]";
+      break;
+    case urls::host_type::ipv4:
+      out.host = url.host_ipv4_address().to_string();
+      host_in_header = out.host;
+      break;
+    case urls::host_type::name:
+      out.host = lowercase(url.host_name());
+      host_in_header = out.host;
+      break;
+    default:
+      why = "its host form is not supported";
+      return false;
+  }
+  const std::uint16_t default_port = out.tls ? 443 : 80;
+  out.port = default_port;
+  if (url.has_port() && !url.port().empty()) {
+    // Boost.URL accepts any digits here (and port_number() wraps big ones around).
+    const std::string_view digits = url.port();
+    unsigned port = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (error != std::errc() || end != digits.data() + digits.size() || port == 0 || port > 65535) {
+      why = "its port is not a valid port number";
+      return false;
+    }
+    out.port = static_cast<std::uint16_t>(port);
+  }
+  out.host_header = host_in_header;
+  if (out.port != default_port) out.host_header += ":" + std::to_string(out.port);
+
+  out.cookie_path = std::string(url.encoded_path());
+  if (out.cookie_path.empty()) out.cookie_path = "/";
+  out.request_target = out.cookie_path;
+  if (url.has_query()) out.request_target += "?" + std::string(url.encoded_query());
+  out.origin = std::string(out.tls ? "https://" : "http://") + host_in_header + ":" + std::to_string(out.port);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Connections and the session that pools them.
+
+// What an idle keep-alive connection costs: the socket (plus the TLS layer when encrypted)
+// and a flag. Buffers and parser state belong to the request in flight, not here.
+struct Connection {
+  Connection(asio::io_context& io, asio::ssl::context* tls) : stream(io, tls) {}
+  transport::Stream stream;
+  // Carried a response before: a failure before the first byte of the next one may just be
+  // the server having closed it while idle.
+  bool reused = false;
+};
+
+struct OriginPool {
+  std::string origin;  // Target::origin, plus " insecure" for unverified TLS
+  std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
+};
+
+class Exchange;
+
+struct Session {
+  Session(ClientContext& context, HttpSession::OnDestroy on_destroy)
+      : ctx(context),
+        resolver(transport::Resolver::of(context.io)),
+        request_metric(context.sink.id("http.request", metrics::Kind::Timing)),
+        error_metric(context.sink.id("http.request.errors", metrics::Kind::Counter)),
+        discard_on_destroy(on_destroy == HttpSession::OnDestroy::discard) {}
+
+  ClientContext& ctx;
+  transport::Resolver& resolver;
+  proto::CookieJar cookies;
+  const MetricId request_metric;
+  const MetricId error_metric;
+  std::vector<std::pair<std::string, MetricId>> named_metrics;  // a VU uses a handful of names
+  std::vector<OriginPool> pools;
+  std::vector<std::shared_ptr<Exchange>> in_flight;
+  const bool discard_on_destroy;
+  // Completions queued on the loop hold a weak reference: in discard mode they check it.
+  std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
+
+  MetricId named_metric(const std::string& name) {
+    for (const auto& [known, id] : named_metrics) {
+      if (known == name) return id;
+    }
+    const MetricId id = ctx.sink.id("http.request." + name, metrics::Kind::Timing);
+    named_metrics.emplace_back(name, id);
+    return id;
+  }
+
+  // The most recently used idle connection that is still open, or nullptr.
+  std::unique_ptr<Connection> take_idle(const std::string& origin) {
+    for (auto& pool : pools) {
+      if (pool.origin != origin) continue;
+      while (!pool.idle.empty()) {
+        std::unique_ptr<Connection> conn = std::move(pool.idle.back());
+        pool.idle.pop_back();
+        std::string& scratch = ctx.read_buffer();
+        if (conn->stream.usable_when_idle(asio::buffer(scratch))) return conn;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+
+  void give_back(const std::string& origin, std::unique_ptr<Connection> conn) {
+    auto pool = std::find_if(pools.begin(), pools.end(), [&](const OriginPool& p) { return p.origin == origin; });
+    if (pool == pools.end()) {
+      pools.push_back(OriginPool{origin, {}});
+      pool = std::prev(pools.end());
+    }
+    if (pool->idle.size() >= kMaxIdlePerOrigin) return;  // `conn` closes here
+    pool->idle.push_back(std::move(conn));
+  }
+
+  void forget(const Exchange* exchange) {
+    auto it = std::find_if(in_flight.begin(), in_flight.end(),
+                           [exchange](const std::shared_ptr<Exchange>& e) { return e.get() == exchange; });
+    if (it == in_flight.end()) return;
+    std::swap(*it, in_flight.back());
+    in_flight.pop_back();
+  }
+
+  void close_all();
+
+  std::size_t idle_count() const {
+    std::size_t n = 0;
+    for (const auto& pool : pools) n += pool.idle.size();
+    return n;
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// One request, from request() to `done`, across its redirect hops.
+
+class Exchange : public std::enable_shared_from_this<Exchange> {
+ public:
+  Exchange(Session& session, HttpRequest req, Done done)
+      : session_(&session),
+        ctx_(session.ctx),
+        req_(std::move(req)),
+        done_(std::move(done)),
+        discard_on_destroy_(session.discard_on_destroy),
+        session_alive_(session.alive),
+        timer_(session.ctx.io.get_executor()) {}
+
+  void start() {
+    prepare_headers();
+    timer_.expires_after(std::chrono::nanoseconds(std::max<Nanos>(req_.timeout, 0)));
+    timer_.async_wait([self = shared_from_this()](const error_code& ec) { self->on_timeout(ec); });
+    Target first;
+    std::string why;
+    if (!parse_target(req_.url, first, why)) return fail("url", why);
+    begin_hop(std::move(first));
+  }
+
+  // close_all() or the session's destructor: the request ends unanswered and is not counted
+  // as finished (it was cut off, not failed).
+  void cut_off() {
+    if (finished_) return;
+    HttpResponse response;
+    response.url = current_url();
+    response.error = description() + " failed: the session was closed before the response arrived";
+    response.error_reason = "closed";
+    finish(std::move(response));
+  }
+
+ private:
+  using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                                           asio::io_context::executor_type>;
+
+  // Defaults, and the headers this client computes itself (host, content-length, cookie).
+  void prepare_headers() {
+    bool has_user_agent = false;
+    bool has_accept_encoding = false;
+    auto& headers = req_.headers;
+    for (auto it = headers.begin(); it != headers.end();) {
+      const std::string& name = it->first;
+      if (iequals(name, "host")) {
+        host_override_ = it->second;
+      } else if (iequals(name, "cookie")) {
+        // Merged with the jar's cookies on every hop.
+        user_cookie_ += (user_cookie_.empty() ? "" : "; ") + it->second;
+      } else if (!iequals(name, "content-length")) {
+        has_user_agent = has_user_agent || iequals(name, "user-agent");
+        has_accept_encoding = has_accept_encoding || iequals(name, "accept-encoding");
+        ++it;
+        continue;
+      }
+      it = headers.erase(it);
+    }
+    if (!has_user_agent) headers.emplace_back("user-agent", "stampede/0.1");
+    if (!has_accept_encoding) headers.emplace_back("accept-encoding", "gzip, deflate");
+  }
+
+  void begin_hop(Target next) {
+    if (!target_.origin.empty() && next.origin != target_.origin) {
+      // Credentials and a forced Host header were meant for the first origin only.
+      host_override_.clear();
+      std::erase_if(req_.headers, [](const auto& h) { return iequals(h.first, "authorization"); });
+    }
+    target_ = std::move(next);
+    pool_key_ = target_.origin + (target_.tls && req_.insecure ? " insecure" : "");
+    hop_sent_ = false;
+    retried_ = false;
+    if (!write_head()) return;
+    if ((conn_ = session_->take_idle(pool_key_))) return send();
+    open_connection();
+  }
+
+  // Formats this hop's request head into head_ (the jar's cookies for this URL included).
+  bool write_head() {
+    std::string cookie = session_->cookies.header_for(target_.host, target_.cookie_path, target_.tls,
+                                                      wall_clock_seconds());
+    if (!user_cookie_.empty()) cookie = cookie.empty() ? user_cookie_ : user_cookie_ + "; " + cookie;
+    const bool with_cookie = !cookie.empty();
+    if (with_cookie) req_.headers.emplace_back("cookie", std::move(cookie));
+    const bool has_body = !req_.body.empty() || req_.method == "POST" || req_.method == "PUT" || req_.method == "PATCH";
+    head_.clear();
+    std::string problem;
+    try {
+      proto::write_request_head(head_, req_.method, target_.request_target,
+                                host_override_.empty() ? target_.host_header : host_override_, req_.headers,
+                                req_.body.size(), has_body);
+    } catch (const std::invalid_argument& e) {
+      problem = e.what();
+    }
+    if (with_cookie) req_.headers.pop_back();
+    if (problem.empty()) return true;
+    fail("protocol", "the request cannot be sent: " + problem);
+    return false;
+  }
+
+  void open_connection() {
+    asio::ssl::context* tls = target_.tls ? &ctx_.tls(!req_.insecure) : nullptr;
+    conn_ = std::make_unique<Connection>(ctx_.io, tls);
+    if (auto endpoints = session_->resolver.find(target_.host, target_.port)) return connect(std::move(endpoints));
+    session_->resolver.async_resolve(
+        target_.host, target_.port,
+        [self = shared_from_this()](const error_code& ec, transport::Resolver::Endpoints endpoints) {
+          if (self->finished_) return;
+          if (ec) return self->fail(transport::Failure{transport::Step::resolve, ec, self->target_.host});
+          self->connect(std::move(endpoints));
+        });
+  }
+
+  void connect(transport::Resolver::Endpoints endpoints) {
+    transport::Stream::ConnectOptions options;
+    if (!ctx_.local_addresses.empty()) {
+      options.sources = transport::SourceAddresses(ctx_.local_addresses, ctx_.next_local_address);
+    }
+    options.server_name = target_.host;
+    options.verify = !req_.insecure;
+    conn_->stream.async_connect(std::move(endpoints), std::move(options),
+                                [self = shared_from_this()](const transport::Failure* failure) {
+                                  if (self->finished_) return;
+                                  if (failure != nullptr) return self->fail(*failure);
+                                  self->send();
+                                });
+  }
+
+  void send() {
+    parser_.reset(req_.method == "HEAD");
+    if (!hop_sent_) {
+      hop_sent_ = true;
+      ctx_.sink.request_sent();
+    }
+    const std::array<asio::const_buffer, 2> bytes{asio::buffer(head_), asio::buffer(req_.body)};
+    write_started_ = ctx_.clock.now();  // service time starts as the bytes go to the socket
+    conn_->stream.async_write(bytes, [self = shared_from_this()](const error_code& ec, std::size_t) {
+      if (self->finished_) return;
+      if (ec) return self->on_connection_failure(transport::Failure{transport::Step::write, ec, {}});
+      self->await_response();
+    });
+  }
+
+  void await_response() {
+    if (conn_->stream.may_hold_input()) return on_readable({});
+    wait_readable();
+  }
+
+  void wait_readable() {
+    conn_->stream.async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+  }
+
+  // Reads what is there into the worker's buffer and hands it to the parser before
+  // returning, so the buffer is free again for the next connection's handler.
+  void on_readable(const error_code& ec) {
+    if (finished_) return;
+    if (ec) return on_connection_failure(transport::Failure{transport::Step::read, ec, {}});
+    std::string& buffer = ctx_.read_buffer();
+    for (int reads = 0; reads < kReadsPerTurn; ++reads) {
+      error_code read_ec;
+      const std::size_t n = conn_->stream.read_available(asio::buffer(buffer), read_ec);
+      if (n > 0) {
+        last_byte_at_ = ctx_.clock.now();  // before parsing: decoding is not the server's time
+        if (!feed(std::string_view(buffer.data(), n))) return;
+        continue;
+      }
+      if (read_ec == asio::error::would_block) return wait_readable();
+      if (transport::is_end_of_stream(read_ec)) return on_end_of_stream();
+      return on_connection_failure(transport::Failure{transport::Step::read, read_ec, {}});
+    }
+    asio::post(ctx_.io, [self = shared_from_this()] { self->on_readable({}); });
+  }
+
+  // Returns whether to keep reading.
+  bool feed(std::string_view bytes) {
+    const std::size_t used = parser_.feed(bytes);
+    if (parser_.failed()) {
+      fail("protocol", "the server sent an invalid response: " + parser_.error());
+      return false;
+    }
+    if (parser_.done()) {
+      // Bytes after the response: nobody asked for them, so the connection's framing is lost.
+      on_response(/*reusable=*/used == bytes.size());
+      return false;
+    }
+    if (used < bytes.size()) {
+      fail("protocol", "the response parser stopped before the end of the data");
+      return false;
+    }
+    return true;
+  }
+
+  void on_end_of_stream() {
+    if (!parser_.started() && can_retry()) return retry();
+    last_byte_at_ = ctx_.clock.now();
+    parser_.finish_eof();
+    if (parser_.done()) return on_response(/*reusable=*/false);  // a body delimited by the close
+    fail("closed", parser_.started() ? "the server closed the connection before the response was complete"
+                                     : "the server closed the connection without responding");
+  }
+
+  void on_connection_failure(const transport::Failure& failure) {
+    if (transport::is_peer_gone(failure.code) && !parser_.started() && can_retry()) return retry();
+    fail(failure);
+  }
+
+  // A keep-alive connection can be closed by the server just as we reuse it; browsers
+  // then send an idempotent request once more on a new connection, and so do we.
+  bool can_retry() const { return conn_ && conn_->reused && !retried_ && is_idempotent(req_.method); }
+
+  void retry() {
+    retried_ = true;
+    conn_->stream.close();
+    retired_ = std::move(conn_);  // freed with the exchange, never under a handler of its own
+    open_connection();
+  }
+
+  void on_response(bool reusable) {
+    const Nanos service_time = last_byte_at_ - write_started_;
+    last_duration_ = service_time;
+    ctx_.sink.record(session_->request_metric, service_time);
+    if (!req_.name.empty()) ctx_.sink.record(session_->named_metric(req_.name), service_time);
+
+    const proto::HttpResponseHead& head = parser_.head();
+    const std::int64_t now_unix = wall_clock_seconds();
+    for (const auto& header : head.headers) {
+      if (header.name == "set-cookie") {
+        session_->cookies.store(header.value, target_.host, target_.cookie_path, now_unix);
+      }
+    }
+    if (reusable && parser_.keep_alive()) {
+      conn_->reused = true;
+      session_->give_back(pool_key_, std::move(conn_));
+    } else {
+      conn_.reset();  // no operation is pending on it here
+    }
+
+    if (is_redirect(head.status) && req_.max_redirects > 0) {
+      if (const std::string* location = proto::find_header(head.headers, "location")) {
+        return follow_redirect(*location, head.status);
+      }
+    }
+    ctx_.sink.request_finished(head.status < 400);
+    if (head.status >= 400) ctx_.sink.add_error(session_->error_metric, "status " + std::to_string(head.status));
+    finish(response_from_parser());
+  }
+
+  void follow_redirect(const std::string& location, int status) {
+    if (redirects_followed_ >= req_.max_redirects) {
+      return fail("redirects", "stopped after " + std::to_string(redirects_followed_) +
+                                   " redirects (the request allows " + std::to_string(req_.max_redirects) + ")",
+                  /*keep_response=*/true);
+    }
+    const auto reference = urls::parse_uri_reference(location);
+    urls::url next_url;
+    if (reference) {
+      const auto resolved = urls::resolve(urls::url_view(target_.url), *reference, next_url);
+      if (!resolved) next_url.clear();
+    }
+    Target next;
+    std::string why = "it is not a valid URL";
+    if (!reference || next_url.empty() || !parse_target(next_url.buffer(), next, why)) {
+      return fail("url", "the redirect to \"" + location + "\" cannot be followed: " + why, /*keep_response=*/true);
+    }
+    ctx_.sink.request_finished(true);
+    ++redirects_followed_;
+    // What browsers do: 303 always, and 301/302 after a POST, continue as a GET without body.
+    const bool to_get = (status == 303 && req_.method != "HEAD") || ((status == 301 || status == 302) && req_.method == "POST");
+    if (to_get) {
+      req_.method = "GET";
+      req_.body.clear();
+      std::erase_if(req_.headers, [](const auto& h) {
+        return iequals(h.first, "content-type") || iequals(h.first, "content-encoding") ||
+               iequals(h.first, "transfer-encoding");
+      });
+    }
+    begin_hop(std::move(next));
+  }
+
+  void on_timeout(const error_code& ec) {
+    if (ec || finished_) return;  // cancelled: the request finished first
+    fail("timeout", "no complete response within " + proto::format_duration(req_.timeout));
+  }
+
+  void fail(const transport::Failure& failure) {
+    fail(transport::failure_reason(failure), transport::describe_failure(failure));
+  }
+
+  // The hop failed: counted as sent (if it never got that far) and failed, with the reason.
+  void fail(std::string_view reason, const std::string& what, bool keep_response = false) {
+    if (finished_) return;
+    if (!hop_sent_) {
+      hop_sent_ = true;
+      ctx_.sink.request_sent();
+    }
+    ctx_.sink.request_finished(false);
+    ctx_.sink.add_error(session_->error_metric, reason);
+    HttpResponse response = keep_response ? response_from_parser() : HttpResponse{};
+    response.url = current_url();
+    response.error = description() + " failed: " + what;
+    response.error_reason = std::string(reason);
+    finish(std::move(response));
+  }
+
+  HttpResponse response_from_parser() {
+    HttpResponse response;
+    response.status = parser_.head().status;
+    response.headers = parser_.head().headers;
+    response.body = std::move(parser_.body());
+    response.url = target_.url;
+    response.duration = last_duration_;
+    return response;
+  }
+
+  void finish(HttpResponse response) {
+    auto self = shared_from_this();  // forget() below may drop the session's reference
+    finished_ = true;
+    timer_.cancel();
+    // Closed, not destroyed: an operation may still be pending on it, and its handler
+    // (holding this exchange) must find the stream alive.
+    if (conn_) conn_->stream.close();
+    head_.clear();
+    head_.shrink_to_fit();
+    if (Session* session = std::exchange(session_, nullptr)) session->forget(this);
+    asio::post(ctx_.io, [done = std::move(done_), response = std::move(response), alive = session_alive_,
+                         discard = discard_on_destroy_]() mutable {
+      if (discard && alive.expired()) return;
+      done(std::move(response));
+    });
+  }
+
+  std::string current_url() const { return target_.url.empty() ? req_.url : target_.url; }
+  std::string description() const { return req_.method + " " + current_url(); }
+
+  Session* session_;  // null once finished: the session may be gone
+  ClientContext& ctx_;
+  HttpRequest req_;  // the current hop's method, body and headers
+  Done done_;
+  const bool discard_on_destroy_;
+  std::weak_ptr<const char> session_alive_;  // expires with the session
+  std::string host_override_;
+  std::string user_cookie_;
+  Timer timer_;
+  Target target_;
+  std::string pool_key_;
+  std::unique_ptr<Connection> conn_;
+  std::unique_ptr<Connection> retired_;  // the stale connection a retry replaced
+  std::string head_;
+  proto::HttpResponseParser parser_;
+  Nanos write_started_ = 0;
+  Nanos last_byte_at_ = 0;  // when the read that completed the response returned
+  Nanos last_duration_ = 0;
+  int redirects_followed_ = 0;
+  bool hop_sent_ = false;  // request_sent() counted for this hop
+  bool retried_ = false;
+  bool finished_ = false;
+};
+
+void Session::close_all() {
+  pools.clear();
+  std::vector<std::shared_ptr<Exchange>> pending = std::move(in_flight);
+  in_flight.clear();
+  for (auto& exchange : pending) exchange->cut_off();
+}
+
+}  // namespace
+
+struct HttpSession::Impl : Session {
+  using Session::Session;
+};
+
+HttpSession::HttpSession(ClientContext& ctx, OnDestroy on_destroy)
+    : impl_(std::make_unique<Impl>(ctx, on_destroy)) {}
+
+HttpSession::~HttpSession() { impl_->close_all(); }
+
+void HttpSession::request(HttpRequest req, std::function<void(HttpResponse)> done) {
+  auto exchange = std::make_shared<Exchange>(*impl_, std::move(req), std::move(done));
+  impl_->in_flight.push_back(exchange);
+  exchange->start();
+}
+
+void HttpSession::close_all() { impl_->close_all(); }
+
+proto::CookieJar& HttpSession::cookies() { return impl_->cookies; }
+
+std::size_t HttpSession::idle_connections() const { return impl_->idle_count(); }
+
+}  // namespace stampede::clients

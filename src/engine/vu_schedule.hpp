@@ -1,0 +1,25 @@
+#pragma once
+// Closed model: how many VUs should be running at time t (ns since the run started).
+// Within a stage the count moves in a straight line; the count is the line truncated toward
+// the stage's start level, so it reaches each stage's target exactly when the stage ends.
+#include <optional>
+
+#include "common/load_shape.hpp"
+
+namespace stampede::engine {
+
+class VuSchedule {
+ public:
+  explicit VuSchedule(const LoadShape& shape) : shape_(shape) {}
+
+  long long vus_at(Nanos t) const;
+  // The first time after `t` at which vus_at changes, or nullopt when it never changes again
+  // before the end of the last stage.
+  std::optional<Nanos> next_change_after(Nanos t) const;
+  Nanos end() const { return shape_.total_duration(); }
+
+ private:
+  LoadShape shape_;
+};
+
+}  // namespace stampede::engine

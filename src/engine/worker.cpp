@@ -1,0 +1,115 @@
+#include "engine/worker.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "metrics/names.hpp"
+
+namespace stampede::engine {
+
+Worker::Worker(WorkerConfig config)
+    : config_(std::move(config)), sink_(*config_.registry), ctx_(io_, sink_, clock_) {
+  ctx_.local_addresses = config_.local_addresses;
+  ctx_.next_local_address = static_cast<std::size_t>(config_.index);
+  m_iteration_ = sink_.id("iteration", metrics::Kind::Timing);
+  m_iterations_ = sink_.id(metrics::names::kIterations, metrics::Kind::Counter);
+  m_errors_ = sink_.id(metrics::names::kIterationErrors, metrics::Kind::Counter);
+  m_dropped_ = sink_.id(metrics::names::kDroppedIterations, metrics::Kind::Counter);
+  m_crashes_ = sink_.id("vu.crashes", metrics::Kind::Counter);
+  m_vus_ = sink_.id(metrics::names::kVus, metrics::Kind::Gauge);
+  if (config_.shape.model == LoadModel::Rate) m_lag_ = sink_.id("iteration.lag", metrics::Kind::Timing);
+}
+
+Worker::~Worker() {
+  executor_.reset();
+  runtime_.reset();  // closes sockets while io_ is still alive
+}
+
+void Worker::load() {
+  runtime_ = std::make_unique<scenario::ScenarioRuntime>(ctx_, config_.env);
+  executor_ = config_.shape.model == LoadModel::Rate ? make_open_model(*this) : make_closed_model(*this);
+}
+
+scenario::Vu& Worker::new_vu() {
+  const int id = config_.first_vu_id + config_.index + vus_created_ * config_.count;
+  ++vus_created_;
+  return runtime_->create_vu(id);
+}
+
+void Worker::set_live_vus(long long n) { sink_.set_gauge(m_vus_, static_cast<double>(n)); }
+
+void Worker::record_iteration(const scenario::IterationOutcome& outcome, Nanos timed_from, Nanos end) {
+  if (outcome.crashed) {
+    sink_.add_error(m_crashes_, outcome.error);
+    return;
+  }
+  sink_.record(m_iteration_, end - timed_from);
+  sink_.add(m_iterations_);
+  // The sink keeps a bounded number of distinct messages per metric (the rest are grouped),
+  // so messages with ids or timestamps in them cannot grow memory without bound.
+  if (!outcome.ok) sink_.add_error(m_errors_, outcome.error);
+}
+
+void Worker::record_dropped() { sink_.add(m_dropped_); }
+void Worker::record_lag(Nanos lag) { sink_.record(m_lag_, lag); }
+
+void Worker::run(Nanos start) {
+  start_ = start;
+  runtime_->set_run_start(start);
+  set_live_vus(0);
+  arm_second_timer();
+  const Nanos end = start_ + config_.shape.total_duration();
+  end_timer_.expires_at(time_point_at(end));
+  end_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) begin_stop(true);
+  });
+  // The executor starts exactly at the start time, not when this thread got here.
+  boost::asio::steady_timer begin_timer(io_);
+  begin_timer.expires_at(time_point_at(start_));
+  begin_timer.async_wait([this](const boost::system::error_code&) {
+    if (!stopping_ && executor_) executor_->begin();
+  });
+  io_.run();
+}
+
+void Worker::stop(bool graceful) {
+  boost::asio::post(io_, [this, graceful] { begin_stop(graceful); });
+}
+
+void Worker::begin_stop(bool graceful) {
+  if (finished_) return;
+  if (stopping_ && graceful) return;
+  stopping_ = true;
+  end_timer_.cancel();
+  executor_->end(graceful);
+}
+
+void Worker::executor_finished() {
+  if (finished_) return;
+  finished_ = true;
+  second_timer_.cancel();
+  end_timer_.cancel();
+  publish_second(true);
+  // Posted: this may be called from inside a runtime callback, which must return first.
+  boost::asio::post(io_, [this] {
+    executor_.reset();
+    runtime_.reset();  // closes every connection
+    io_.stop();
+  });
+}
+
+void Worker::arm_second_timer() {
+  second_timer_.expires_at(time_point_at(start_ + (second_ + 1) * kSecond));
+  second_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    publish_second(false);
+    arm_second_timer();
+  });
+}
+
+void Worker::publish_second(bool last) {
+  metrics::Snapshot snap = sink_.take(second_);
+  ++second_;
+  if (config_.publish) config_.publish(config_.local_index, std::move(snap), last);
+}
+
+}  // namespace stampede::engine

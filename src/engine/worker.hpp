@@ -1,0 +1,112 @@
+#pragma once
+// One worker thread: an event loop, a Lua state with the scenario loaded, a pool of VUs and
+// a MetricSink. The executor (closed or open model) decides when VUs run iterations; the
+// worker owns everything they share: the clock, the per-second hand-off of metrics, and
+// stopping.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clients/client_context.hpp"
+#include "common/clock.hpp"
+#include "common/load_shape.hpp"
+#include "metrics/metric_sink.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::engine {
+
+class Executor;
+
+struct WorkerConfig {
+  int index = 0;  // this worker's place among all workers of the run (threads x ranks)
+  int count = 1;
+  int first_vu_id = 1;  // VU ids are index + 1 + k * count: unique across workers
+  LoadShape shape;
+  scenario::RuntimeEnv env;
+  std::vector<boost::asio::ip::address> local_addresses;
+  metrics::Registry* registry = nullptr;
+  int local_index = 0;  // this worker's place among this process's workers
+  // Receives each finished second; `last` is true for the final (partial) one. Called on
+  // the worker thread.
+  std::function<void(int local_index, metrics::Snapshot, bool last)> publish;
+};
+
+class Worker {
+ public:
+  explicit Worker(WorkerConfig config);
+  ~Worker();
+
+  // Creates the Lua state and loads the scenario (on the calling thread, which must be the
+  // thread that calls run()). Throws scenario::ScenarioError.
+  void load();
+  // Runs the load from `start` (absolute monotonic ns, the same for every worker) until the
+  // shape ends and the graceful stop is over, or stop() says so. Blocks.
+  void run(Nanos start);
+  // Thread-safe. graceful: stop starting iterations and let running ones finish within
+  // graceful_stop; otherwise cut everything off now.
+  void stop(bool graceful);
+
+  // --- for executors (worker thread only) ---
+  boost::asio::io_context& io() { return io_; }
+  const Clock& clock() const { return clock_; }
+  Nanos start() const { return start_; }
+  const WorkerConfig& config() const { return config_; }
+  scenario::ScenarioRuntime& runtime() { return *runtime_; }
+  metrics::MetricSink& sink() { return sink_; }
+  // A new VU with a run-wide unique id.
+  scenario::Vu& new_vu();
+  int vus_created() const { return vus_created_; }
+  void set_live_vus(long long n);
+  // Records the end of an iteration: timing from `timed_from`, errors grouped by message.
+  void record_iteration(const scenario::IterationOutcome& outcome, Nanos timed_from, Nanos end);
+  void record_dropped();
+  void record_lag(Nanos lag);
+  // Called by the executor when nothing is running any more after the end.
+  void executor_finished();
+
+ private:
+  void arm_second_timer();
+  void publish_second(bool last);
+  void begin_stop(bool graceful);
+
+  WorkerConfig config_;
+  boost::asio::io_context io_{1};
+  SteadyClock clock_;
+  metrics::MetricSink sink_;
+  clients::ClientContext ctx_;
+  std::unique_ptr<scenario::ScenarioRuntime> runtime_;
+  std::unique_ptr<Executor> executor_;
+  boost::asio::steady_timer second_timer_{io_};
+  boost::asio::steady_timer end_timer_{io_};
+  Nanos start_ = 0;
+  std::int64_t second_ = 0;
+  int vus_created_ = 0;
+  bool stopping_ = false;
+  bool finished_ = false;
+
+  metrics::MetricId m_iteration_ = 0, m_iterations_ = 0, m_errors_ = 0, m_dropped_ = 0, m_crashes_ = 0, m_vus_ = 0, m_lag_ = 0;
+};
+
+// Decides when iterations run. One implementation per load model (closed_model.cpp,
+// open_model.cpp); the worker calls these on its own thread.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual void begin() = 0;            // at the run's start time
+  // Stop starting iterations. graceful: running ones may finish within graceful_stop.
+  virtual void end(bool graceful) = 0;
+};
+
+std::unique_ptr<Executor> make_closed_model(Worker& worker);
+std::unique_ptr<Executor> make_open_model(Worker& worker);
+
+// Absolute time point for an asio steady_timer from monotonic ns.
+inline std::chrono::steady_clock::time_point time_point_at(Nanos t) {
+  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(t));
+}
+
+}  // namespace stampede::engine

@@ -1,0 +1,161 @@
+#include "metrics/metric_sink.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace stampede::metrics {
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Timing: return "timing";
+    case Kind::Counter: return "counter";
+    case Kind::Check: return "check";
+    case Kind::Gauge: return "gauge";
+  }
+  return "unknown";
+}
+
+MetricId Registry::intern(std::string_view name, Kind kind) {
+  std::lock_guard lock(mutex_);
+  if (auto it = ids_.find(name); it != ids_.end()) {
+    const Kind existing = kinds_[it->second];
+    if (existing != kind) {
+      throw std::invalid_argument(
+          fmt::format("metric \"{}\" is a {}, not a {}", name, kind_name(existing), kind_name(kind)));
+    }
+    return it->second;
+  }
+  const auto id = static_cast<MetricId>(names_.size());
+  names_.emplace_back(name);
+  kinds_.push_back(kind);
+  ids_.emplace(std::string(name), id);
+  return id;
+}
+
+std::string Registry::name(MetricId id) const {
+  std::lock_guard lock(mutex_);
+  return names_.at(id);
+}
+
+Kind Registry::kind(MetricId id) const {
+  std::lock_guard lock(mutex_);
+  return kinds_.at(id);
+}
+
+std::size_t Registry::size() const {
+  std::lock_guard lock(mutex_);
+  return names_.size();
+}
+
+bool Registry::find(std::string_view name, MetricId& id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = ids_.find(name);
+  if (it == ids_.end()) return false;
+  id = it->second;
+  return true;
+}
+
+void MetricData::add_reason(std::string_view reason, std::uint64_t n) {
+  auto it = reasons.find(reason);
+  if (it == reasons.end()) {
+    const bool full = reasons.size() >= kMaxReasons + (reasons.count(kOtherReason) ? 1 : 0);
+    it = reasons.emplace(std::string(full ? kOtherReason : reason), 0).first;
+  }
+  it->second += n;
+}
+
+void MetricData::merge_parallel(const MetricData& other) {
+  if (!other.present) return;
+  present = true;
+  histogram.merge(other.histogram);
+  count += other.count;
+  failed += other.failed;
+  gauge_last += other.gauge_last;
+  gauge_max += other.gauge_max;
+  for (const auto& [reason, n] : other.reasons) add_reason(reason, n);
+}
+
+void MetricData::merge_sequential(const MetricData& later) {
+  if (!later.present) return;
+  gauge_max = present ? std::max(gauge_max, later.gauge_max) : later.gauge_max;
+  gauge_last = later.gauge_last;
+  present = true;
+  histogram.merge(later.histogram);
+  count += later.count;
+  failed += later.failed;
+  for (const auto& [reason, n] : later.reasons) add_reason(reason, n);
+}
+
+void Snapshot::merge_parallel(const Snapshot& other) {
+  if (metrics.size() < other.metrics.size()) metrics.resize(other.metrics.size());
+  for (std::size_t i = 0; i < other.metrics.size(); ++i) metrics[i].merge_parallel(other.metrics[i]);
+  requests.merge(other.requests);
+}
+
+MetricId MetricSink::id(std::string_view name, Kind kind) {
+  if (auto it = cache_.find(name); it != cache_.end() && it->second.kind == kind) {
+    return it->second.id;
+  }
+  // Unknown here, or cached with another kind: the registry decides (and throws for the
+  // latter with the message naming both kinds).
+  const MetricId id = registry_->intern(name, kind);
+  cache_.emplace(std::string(name), CachedId{id, kind});
+  return id;
+}
+
+MetricData& MetricSink::slot(MetricId id) {
+  if (id >= current_.metrics.size()) current_.metrics.resize(id + 1);
+  MetricData& data = current_.metrics[id];
+  data.present = true;
+  return data;
+}
+
+void MetricSink::record(MetricId id, Nanos value) {
+  MetricData& data = slot(id);
+  data.histogram.record(value);
+  ++data.count;
+}
+
+void MetricSink::add(MetricId id, std::uint64_t n) { slot(id).count += n; }
+
+void MetricSink::add_error(MetricId id, std::string_view reason) {
+  MetricData& data = slot(id);
+  ++data.count;
+  data.add_reason(reason, 1);
+}
+
+void MetricSink::check(MetricId id, bool ok) {
+  MetricData& data = slot(id);
+  ++data.count;
+  if (!ok) ++data.failed;
+}
+
+void MetricSink::set_gauge(MetricId id, double value) {
+  if (std::find(gauges_.begin(), gauges_.end(), id) == gauges_.end()) gauges_.push_back(id);
+  // A gauge carried over from the previous window already holds the level the window
+  // started at, which counts towards the window's maximum.
+  const bool had_level = id < current_.metrics.size() && current_.metrics[id].present;
+  MetricData& data = slot(id);
+  data.gauge_max = had_level ? std::max(data.gauge_max, value) : value;
+  data.gauge_last = value;
+  ++data.count;
+}
+
+Snapshot MetricSink::take(std::int64_t second) {
+  Snapshot finished = std::move(current_);
+  finished.second = second;
+  current_ = Snapshot{};
+  current_.metrics.reserve(finished.metrics.size());
+  // A gauge is a level, not an event: the new window starts at the last level set, even
+  // if nothing sets it again during the window.
+  for (const MetricId id : gauges_) {
+    if (id >= finished.metrics.size() || !finished.metrics[id].present) continue;
+    MetricData& carried = slot(id);
+    carried.gauge_last = carried.gauge_max = finished.metrics[id].gauge_last;
+  }
+  return finished;
+}
+
+}  // namespace stampede::metrics

@@ -1,0 +1,141 @@
+#include "metrics/threshold.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace stampede::metrics {
+
+namespace {
+
+enum class AppliesTo { Timing, Check, Any };
+
+struct Aggregation {
+  std::string_view name;
+  AggregationUnit unit;
+  AppliesTo applies_to;
+  double percentile;  // for p50..p99; negative otherwise
+};
+
+constexpr Aggregation kAggregations[] = {
+    {"min", AggregationUnit::Milliseconds, AppliesTo::Timing, -1},
+    {"mean", AggregationUnit::Milliseconds, AppliesTo::Timing, -1},
+    {"p50", AggregationUnit::Milliseconds, AppliesTo::Timing, 50},
+    {"p90", AggregationUnit::Milliseconds, AppliesTo::Timing, 90},
+    {"p95", AggregationUnit::Milliseconds, AppliesTo::Timing, 95},
+    {"p99", AggregationUnit::Milliseconds, AppliesTo::Timing, 99},
+    {"max", AggregationUnit::Milliseconds, AppliesTo::Timing, -1},
+    {"failed", AggregationUnit::Count, AppliesTo::Check, -1},
+    {"failed_rate", AggregationUnit::Ratio, AppliesTo::Check, -1},
+    {"count", AggregationUnit::Count, AppliesTo::Any, -1},
+    {"rate", AggregationUnit::PerSecond, AppliesTo::Any, -1},
+};
+
+const Aggregation* find_aggregation(std::string_view name) {
+  for (const Aggregation& a : kAggregations) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+const char* unit_suffix(AggregationUnit unit) {
+  switch (unit) {
+    case AggregationUnit::Milliseconds: return "ms";
+    case AggregationUnit::PerSecond: return "/s";
+    case AggregationUnit::Count:
+    case AggregationUnit::Ratio: return "";
+  }
+  return "";
+}
+
+// The number of samples behind the metric's aggregations; a counter's zero is a value
+// (nothing happened), so it is never "no samples" once the counter exists.
+std::uint64_t samples(const NamedMetric& metric) {
+  switch (metric.kind) {
+    case Kind::Timing: return metric.data.histogram.count();
+    case Kind::Counter: return 1;
+    case Kind::Check:
+    case Kind::Gauge: return metric.data.count;
+  }
+  return 0;
+}
+
+double timing_ms(const Aggregation& a, const Histogram& h) {
+  constexpr double kNanosPerMilli = 1e6;
+  if (a.percentile >= 0) return static_cast<double>(h.percentile(a.percentile)) / kNanosPerMilli;
+  if (a.name == "min") return static_cast<double>(h.min()) / kNanosPerMilli;
+  if (a.name == "max") return static_cast<double>(h.max()) / kNanosPerMilli;
+  return h.mean() / kNanosPerMilli;
+}
+
+ThresholdResult unjudged(const ThresholdSpec& spec, std::string why) {
+  ThresholdResult result;
+  result.spec = spec;
+  result.message = std::move(why);
+  return result;
+}
+
+}  // namespace
+
+std::string validate_aggregation(std::string_view aggregation) {
+  if (find_aggregation(aggregation) != nullptr) return {};
+  return fmt::format(
+      "unknown aggregation \"{}\": use min, mean, p50, p90, p95, p99 or max (timings, in ms), "
+      "failed or failed_rate (checks), count or rate (any metric)",
+      aggregation);
+}
+
+AggregationUnit aggregation_unit(std::string_view aggregation) {
+  const Aggregation* a = find_aggregation(aggregation);
+  return a != nullptr ? a->unit : AggregationUnit::Count;
+}
+
+ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds) {
+  const Aggregation* a = find_aggregation(spec.aggregation);
+  if (a == nullptr) return unjudged(spec, validate_aggregation(spec.aggregation));
+  const NamedMetric* metric = find_metric(metrics, spec.metric);
+  if (metric == nullptr) {
+    return unjudged(spec, fmt::format("no samples: \"{}\" was never recorded", spec.metric));
+  }
+  const Kind kind = metric->kind;
+  if ((a->applies_to == AppliesTo::Timing && kind != Kind::Timing) ||
+      (a->applies_to == AppliesTo::Check && kind != Kind::Check)) {
+    const char* wanted = a->applies_to == AppliesTo::Timing ? "timing" : "check";
+    return unjudged(spec, fmt::format("{} applies to a {}, but \"{}\" is a {}", a->name, wanted,
+                                      spec.metric, kind_name(kind)));
+  }
+  if (samples(*metric) == 0) {
+    return unjudged(spec, fmt::format("no samples: \"{}\" recorded nothing", spec.metric));
+  }
+
+  const MetricData& data = metric->data;
+  const std::uint64_t count = kind == Kind::Timing ? data.histogram.count() : data.count;
+  double value = 0;
+  switch (a->unit) {
+    case AggregationUnit::Milliseconds: value = timing_ms(*a, data.histogram); break;
+    case AggregationUnit::Ratio:
+      value = static_cast<double>(data.failed) / static_cast<double>(data.count);
+      break;
+    case AggregationUnit::Count:
+      value = static_cast<double>(a->name == "failed" ? data.failed : count);
+      break;
+    case AggregationUnit::PerSecond:
+      if (!(duration_seconds > 0) || !std::isfinite(duration_seconds)) {
+        return unjudged(spec, fmt::format("rate needs a duration above zero, got {}s", duration_seconds));
+      }
+      value = static_cast<double>(count) / duration_seconds;
+      break;
+  }
+
+  ThresholdResult result;
+  result.spec = spec;
+  result.judged = true;
+  result.value = value;
+  result.pass = value <= spec.limit;  // false for a NaN limit
+  const char* unit = unit_suffix(a->unit);
+  result.message = fmt::format("{} {:.6g}{} {} {:.6g}{}", a->name, value, unit,
+                               result.pass ? "<=" : ">", spec.limit, unit);
+  return result;
+}
+
+}  // namespace stampede::metrics

@@ -1,0 +1,45 @@
+#pragma once
+// Thresholds: "metric aggregation <= limit", judged on a run's (or a window's) metrics.
+// A CI gate must never pass silently: a threshold that cannot be judged (unknown
+// aggregation, no samples, an aggregation the metric's kind does not have) fails.
+#include <string>
+#include <string_view>
+
+#include "metrics/metric_table.hpp"
+
+namespace stampede::metrics {
+
+struct ThresholdSpec {
+  std::string metric;
+  std::string aggregation;  // see validate_aggregation()
+  double limit = 0;         // in the aggregation's unit (see AggregationUnit)
+  std::string source;       // where it was written, for messages (e.g. "api.lua", "--threshold")
+};
+
+// What an aggregation's value (and limit) is measured in.
+enum class AggregationUnit {
+  Milliseconds,  // timings: min mean p50 p90 p95 p99 max
+  Count,         // count; checks: failed
+  PerSecond,     // rate: count per second of the judged duration
+  Ratio,         // checks: failed_rate, 0..1
+};
+
+// Empty when `aggregation` is known; otherwise a sentence listing the valid ones.
+std::string validate_aggregation(std::string_view aggregation);
+// The unit of a known aggregation (Count for an unknown one).
+AggregationUnit aggregation_unit(std::string_view aggregation);
+
+struct ThresholdResult {
+  ThresholdSpec spec;
+  bool pass = false;
+  bool judged = false;  // a value was computed and compared with the limit
+  double value = 0;     // in the aggregation's unit, when judged
+  // When judged, e.g. "p95 31.9ms <= 250ms"; otherwise why it could not be, e.g.
+  // "no samples: \"http.request\" recorded nothing".
+  std::string message;
+};
+
+// `duration_seconds` is the span the metrics cover (for `rate`).
+ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds);
+
+}  // namespace stampede::metrics

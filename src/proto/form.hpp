@@ -1,0 +1,31 @@
+#pragma once
+// Percent-encoding for URLs and HTML forms (application/x-www-form-urlencoded). Pure.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace stampede::proto {
+
+using FormFields = std::vector<std::pair<std::string, std::string>>;
+
+// RFC 3986: keeps the unreserved characters (A-Z a-z 0-9 - . _ ~), percent-encodes every other
+// byte as %XX (upper-case hex). For a path segment or a query value built by hand.
+std::string url_encode_component(std::string_view s);
+
+// What browsers send for a form (WHATWG URL, urlencoded serializer): space becomes '+',
+// A-Z a-z 0-9 * - . _ are kept, every other byte is %XX.
+std::string form_encode_component(std::string_view s);
+
+// "a=1&b=2", each name and value form-encoded, in the given order.
+std::string encode_form(const FormFields& fields);
+
+// Adds the fields to the URL's query with '?' or '&' as needed, keeping a "#fragment" last.
+// No fields: the URL unchanged.
+std::string append_query(std::string_view url, const FormFields& fields);
+
+// Parses "a=1&b=2" (a query or a form body): '+' is a space, %XX a byte, a malformed escape
+// is kept literally, a field without '=' has an empty value, empty fields are skipped.
+FormFields decode_form(std::string_view body);
+
+}  // namespace stampede::proto

@@ -1,0 +1,117 @@
+#include "proto/http_request_writer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace stampede::proto {
+namespace {
+
+// tchar of RFC 9110 5.6.2, as a table: this runs for every byte of every header name.
+constexpr std::array<bool, 256> kTokenChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+bool is_token_char(unsigned char c) { return kTokenChars[c]; }
+
+bool is_token(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); });
+}
+
+bool has_line_break_or_nul(std::string_view s) {
+  // (A plain loop: find_first_of with a set calls memchr once per byte.)
+  return std::any_of(s.begin(), s.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
+}
+
+char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+}
+
+// Shows the offending text with its control characters visible, so "a\r\nb" reads as such.
+std::string visible(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (const char ch : s.substr(0, 80)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  if (s.size() > 80) out += "...";
+  return out + "\"";
+}
+
+void validate(std::string_view method, std::string_view target, std::string_view host_header,
+              const std::vector<std::pair<std::string, std::string>>& headers) {
+  if (!is_token(method)) throw std::invalid_argument("invalid HTTP method " + visible(method));
+  if (target.empty()) throw std::invalid_argument("empty request target");
+  if (std::any_of(target.begin(), target.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c <= ' ' || c == 0x7f;
+      })) {
+    throw std::invalid_argument("invalid request target " + visible(target) +
+                                ": spaces and control characters must be percent-encoded");
+  }
+  if (has_line_break_or_nul(host_header)) {
+    throw std::invalid_argument("invalid Host header value " + visible(host_header) + ": it contains CR, LF or NUL");
+  }
+  for (const auto& [name, value] : headers) {
+    if (!is_token(name)) {
+      throw std::invalid_argument("invalid header name " + visible(name) +
+                                  ": a name is letters, digits and !#$%&'*+-.^_`|~ only");
+    }
+    if (has_line_break_or_nul(value)) {
+      throw std::invalid_argument("invalid value for header " + visible(name) + ": " + visible(value) +
+                                  " contains CR, LF or NUL");
+    }
+  }
+}
+
+}  // namespace
+
+void write_request_head(std::string& out, std::string_view method, std::string_view target,
+                        std::string_view host_header, const std::vector<std::pair<std::string, std::string>>& headers,
+                        std::size_t content_length, bool has_body) {
+  validate(method, target, host_header, headers);
+  const bool with_length = has_body || method == "POST" || method == "PUT" || method == "PATCH";
+  const bool has_host = std::any_of(headers.begin(), headers.end(), [](const auto& h) { return iequals(h.first, "host"); });
+
+  char length_digits[24];
+  const auto length_end = std::to_chars(std::begin(length_digits), std::end(length_digits), content_length).ptr;
+  const std::string_view length(length_digits, static_cast<std::size_t>(length_end - length_digits));
+
+  // One reservation for the whole head: the request line, headers, and their separators.
+  std::size_t size = method.size() + 1 + target.size() + 11 + 2;
+  if (!has_host) size += 6 + host_header.size() + 2;
+  for (const auto& [name, value] : headers) size += name.size() + 2 + value.size() + 2;
+  if (with_length) size += 16 + length.size() + 2;
+  out.reserve(out.size() + size);
+
+  out.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
+  if (!has_host) out.append("Host: ").append(host_header).append("\r\n");
+  for (const auto& [name, value] : headers) {
+    if (with_length && iequals(name, "content-length")) continue;
+    out.append(name).append(": ").append(value).append("\r\n");
+  }
+  if (with_length) out.append("Content-Length: ").append(length).append("\r\n");
+  out.append("\r\n");
+}
+
+}  // namespace stampede::proto

@@ -1,0 +1,848 @@
+#include "proto/http_response_parser.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+namespace stampede::proto {
+namespace {
+
+constexpr std::string_view kClosedEarly = "connection closed before the response was complete";
+constexpr std::string_view kStatusPrefix = "HTTP/1.";
+
+// A lying Content-Length must not make an idle connection commit a huge buffer: up to this
+// size the body is reserved in one go, beyond it the string grows geometrically as bytes arrive.
+constexpr std::size_t kMaxBodyReserve = 16 * 1024 * 1024;
+// A parser that once held a large body gives the memory back before the next response, so
+// a connection waiting for its next request keeps no large buffer.
+constexpr std::size_t kKeptBodyCapacity = 64 * 1024;
+constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
+// Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
+constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
+
+// tchar of RFC 9110 5.6.2, as a table: this runs for every byte of every header name.
+constexpr std::array<bool, 256> kTokenChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+bool is_token_char(unsigned char c) { return kTokenChars[c]; }
+
+char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Calls f(item) for each non-empty, trimmed element of a comma-separated header value.
+template <class F>
+void for_each_list_item(std::string_view value, F&& f) {
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    const std::string_view item = trim_ows(value.substr(0, comma));
+    if (!item.empty()) f(item);
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+// Quotes a piece of the peer's bytes for an error message: short, printable, one line.
+std::string quoted_excerpt(std::string_view s) {
+  constexpr std::size_t kMax = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > kMax) out += "...";
+  out += '"';
+  return out;
+}
+
+// The end of the head (just past the empty line), or npos. Bare LF line ends are accepted
+// as RFC 9112 2.2 allows. Scanning starts at `from`, which must be at or before any '\n'
+// that could begin the terminator.
+std::size_t find_head_end(std::string_view s, std::size_t from) {
+  while (from < s.size()) {
+    const void* hit = std::memchr(s.data() + from, '\n', s.size() - from);
+    if (hit == nullptr) return std::string_view::npos;
+    const auto nl = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    if (nl + 1 < s.size() && s[nl + 1] == '\n') return nl + 2;
+    if (nl + 2 < s.size() && s[nl + 1] == '\r' && s[nl + 2] == '\n') return nl + 3;
+    from = nl + 1;
+  }
+  return std::string_view::npos;
+}
+
+bool has_forbidden_byte(std::string_view s) {
+  // A CR left inside a line is a bare CR (lines are split at LF); with NUL it is the classic
+  // way to make two parsers disagree about where a header ends.
+  // (A plain loop: find_first_of with a set calls memchr once per byte.)
+  for (const char c : s) {
+    if (c == '\r' || c == '\0') return true;
+  }
+  return false;
+}
+
+std::optional<std::uint64_t> parse_decimal(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    v = v * 10 + digit;
+  }
+  return v;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  const char l = ascii_lower(c);
+  if (l >= 'a' && l <= 'f') return l - 'a' + 10;
+  return -1;
+}
+
+std::string too_large_body_message(std::size_t limit) {
+  return "response body is larger than the limit of " + std::to_string(limit) + " bytes";
+}
+
+// Decodes a gzip, zlib or raw deflate body straight into the body string.
+//
+// Why sniff the first two bytes instead of retrying on error: "Content-Encoding: deflate" is
+// meant to be zlib-wrapped, but some servers send raw deflate. Deciding from the header
+// bytes is deterministic however the body is split, and needs no copy of the input.
+class BodyInflater {
+ public:
+  BodyInflater() = default;
+  BodyInflater(const BodyInflater&) = delete;
+  BodyInflater& operator=(const BodyInflater&) = delete;
+  ~BodyInflater() { release(); }
+
+  void start(std::string_view coding) {
+    coding_ = coding;
+    phase_ = Phase::Sniffing;
+    sniffed_ = 0;
+    gzip_ = false;
+  }
+
+  // Appends the decoded form of `in` to `out`. False (with `error`) on corrupt data or when
+  // the decoded body would exceed `limit`.
+  bool write(std::string_view in, std::string& out, std::size_t limit, std::string& error) {
+    auto p = reinterpret_cast<const unsigned char*>(in.data());
+    std::size_t n = in.size();
+    while (n > 0) {
+      switch (phase_) {
+        case Phase::Sniffing: {
+          sniff_[sniffed_++] = *p++;
+          --n;
+          if (sniffed_ < 2) break;
+          gzip_ = sniff_[0] == 0x1f && sniff_[1] == 0x8b;
+          if (!open(gzip_ || looks_like_zlib(sniff_[0], sniff_[1]), error)) return false;
+          phase_ = Phase::Inflating;
+          if (!inflate_some(sniff_, 2, out, limit, error)) return false;
+          break;
+        }
+        case Phase::Inflating:
+          if (!inflate_some(p, n, out, limit, error)) return false;
+          p += n - zs_.avail_in;  // what is left follows the end of the compressed stream
+          n = zs_.avail_in;
+          break;
+        case Phase::BetweenMembers:
+          // A gzip file may hold several members back to back; anything else after the end
+          // of the stream is padding some servers add, and browsers ignore it.
+          if (*p == 0x1f) {
+            inflateReset(&zs_);
+            phase_ = Phase::Inflating;
+          } else {
+            phase_ = Phase::Discarding;
+          }
+          break;
+        case Phase::Discarding:
+          return true;
+        case Phase::Failed:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // The body ended: a stream that stopped half-way is an error; an empty body is fine.
+  bool finish(std::string& error) {
+    bool ok = true;
+    if ((phase_ == Phase::Sniffing && sniffed_ > 0) || phase_ == Phase::Inflating) {
+      error = std::string(coding_) + " body ended before the end of its compressed data";
+      ok = false;
+    } else if (phase_ == Phase::Failed) {
+      ok = false;
+    }
+    release();
+    return ok;
+  }
+
+  // zlib's state and window are ~40 KB: freed after each response so an idle keep-alive
+  // connection holds none (the cost, two allocations per compressed response, is small next
+  // to inflating it).
+  void release() {
+    if (zs_open_) inflateEnd(&zs_);
+    zs_open_ = false;
+  }
+
+ private:
+  enum class Phase { Sniffing, Inflating, BetweenMembers, Discarding, Failed };
+
+  static bool looks_like_zlib(unsigned char cmf, unsigned char flg) {
+    return (cmf & 0x0f) == Z_DEFLATED && (cmf >> 4) <= 7 && ((cmf << 8) | flg) % 31 == 0;
+  }
+
+  bool open(bool wrapped, std::string& error) {
+    // 15 + 32: any window size, zlib or gzip header detected by zlib; -15: raw deflate.
+    const int window_bits = wrapped ? 15 + 32 : -15;
+    release();
+    zs_ = z_stream{};
+    if (inflateInit2(&zs_, window_bits) != Z_OK) {
+      phase_ = Phase::Failed;
+      error = "out of memory while starting to decode a " + std::string(coding_) + " body";
+      return false;
+    }
+    zs_open_ = true;
+    return true;
+  }
+
+  // Inflates [p, p+n) into `out`. It stops early only at the end of the compressed stream,
+  // and then leaves zs_.avail_in counting the bytes after that end.
+  bool inflate_some(const unsigned char* p, std::size_t n, std::string& out, std::size_t limit,
+                    std::string& error) {
+    constexpr std::size_t kMinRoom = 16 * 1024;
+    constexpr std::size_t kMaxRoom = 1024 * 1024;
+    constexpr std::size_t kMaxStep = std::numeric_limits<uInt>::max() / 2;
+    zs_.next_in = const_cast<Bytef*>(p);
+    zs_.avail_in = static_cast<uInt>(std::min(n, kMaxStep));
+    std::size_t pending = n - zs_.avail_in;
+    for (;;) {
+      const std::size_t old = out.size();
+      // Room proportional to the input, so each call zero-fills only about what it will use.
+      std::size_t room = std::clamp<std::size_t>(std::size_t{zs_.avail_in} * 4, kMinRoom, kMaxRoom);
+      const std::size_t headroom = limit - old;  // old <= limit always holds here
+      if (headroom < room) room = headroom + 1;  // one byte more than allowed detects overflow
+      out.resize(old + room);
+      zs_.next_out = reinterpret_cast<Bytef*>(out.data() + old);
+      zs_.avail_out = static_cast<uInt>(room);
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      out.resize(old + room - zs_.avail_out);
+      if (out.size() > limit) return fail(too_large_body_message(limit), error);
+      if (rc == Z_STREAM_END) {
+        phase_ = gzip_ ? Phase::BetweenMembers : Phase::Discarding;
+        zs_.avail_in += static_cast<uInt>(pending);  // report everything after the end as unused
+        return true;
+      }
+      if (rc == Z_NEED_DICT) return fail(std::string(coding_) + " body needs a preset dictionary", error);
+      if (rc == Z_DATA_ERROR) {
+        return fail("could not decode the " + std::string(coding_) + " body: " +
+                        (zs_.msg != nullptr ? zs_.msg : "corrupt data"),
+                    error);
+      }
+      if (rc == Z_MEM_ERROR) return fail("out of memory while decoding a " + std::string(coding_) + " body", error);
+      if (zs_.avail_out != 0) {  // inflate stopped for want of input, not of room
+        if (zs_.avail_in != 0) return fail("could not decode the " + std::string(coding_) + " body", error);
+        if (pending == 0) return true;
+        const std::size_t step = std::min(pending, kMaxStep);
+        zs_.avail_in = static_cast<uInt>(step);
+        pending -= step;
+      }
+    }
+  }
+
+  bool fail(std::string message, std::string& error) {
+    phase_ = Phase::Failed;
+    error = std::move(message);
+    release();
+    return false;
+  }
+
+  z_stream zs_{};
+  bool zs_open_ = false;
+  Phase phase_ = Phase::Sniffing;
+  unsigned char sniff_[2] = {0, 0};
+  std::size_t sniffed_ = 0;
+  bool gzip_ = false;
+  std::string_view coding_ = "gzip";  // always a string literal
+};
+
+}  // namespace
+
+const std::string* find_header(const std::vector<HttpHeader>& headers, std::string_view name) {
+  for (const auto& h : headers) {
+    if (iequals(h.name, name)) return &h.value;
+  }
+  return nullptr;
+}
+
+struct HttpResponseParser::Impl {
+  enum class Framing { None, Length, Chunked, UntilClose };
+  enum class Chunk { Size, Extension, SizeLF, Data, DataCR, DataLF, TrailerLineStart, TrailerLine, TrailerEndLF };
+
+  explicit Impl(HttpParserLimits l) : limits(l) {}
+
+  HttpParserLimits limits;
+  bool head_request = false;
+  std::string head_buf;  // used only when a head arrives in more than one piece
+  Framing framing = Framing::None;
+  std::uint64_t remaining = 0;  // Length: body bytes still to come; Chunked: of this chunk
+  Chunk chunk = Chunk::Size;
+  std::uint64_t chunk_size = 0;
+  bool chunk_size_has_digit = false;
+  std::size_t line_bytes = 0;  // of the current chunk-size line, or of the whole trailer section
+  bool decoding = false;
+  BodyInflater inflater;
+  bool upgraded = false;
+  bool connection_close = false;
+  bool connection_keep_alive = false;
+  // The previous response's header strings, kept for their capacity: with them a steady
+  // stream of similar responses parses without allocating.
+  std::vector<HttpHeader> spare_headers;
+  std::size_t spare_used = 0;
+
+  void reset(bool head) {
+    head_request = head;
+    if (head_buf.capacity() > kKeptHeadCapacity) {
+      std::string().swap(head_buf);
+    } else {
+      head_buf.clear();
+    }
+    framing = Framing::None;
+    remaining = 0;
+    chunk = Chunk::Size;
+    chunk_size = 0;
+    chunk_size_has_digit = false;
+    line_bytes = 0;
+    decoding = false;
+    inflater.release();
+    upgraded = false;
+    connection_close = false;
+    connection_keep_alive = false;
+  }
+
+  void fail(HttpResponseParser& p, std::string message) {
+    p.state_ = State::Error;
+    p.error_ = std::move(message);
+    inflater.release();
+  }
+
+  std::size_t feed(HttpResponseParser& p, std::string_view in) {
+    std::size_t used = 0;
+    while (used < in.size() && (p.state_ == State::Head || p.state_ == State::Body)) {
+      const State before = p.state_;
+      const std::size_t n = before == State::Head ? feed_head(p, in.substr(used)) : feed_body(p, in.substr(used));
+      used += n;
+      if (n == 0 && p.state_ == before) break;  // cannot happen; guards against a spin
+    }
+    return used;
+  }
+
+  // ---- head -------------------------------------------------------------------------------
+
+  // Garbage is recognised from its first bytes rather than after 64 KB of waiting for an
+  // empty line. Looks at the first bytes of a + b as one string and quotes them up to the
+  // first wrong one, so neither the verdict nor the message depends on how bytes were split.
+  static std::optional<std::string> status_prefix_mismatch(std::string_view a, std::string_view b) {
+    const auto at = [&](std::size_t i) { return i < a.size() ? a[i] : b[i - a.size()]; };
+    for (std::size_t i = 0; i < kStatusPrefix.size() && i < a.size() + b.size(); ++i) {
+      if (at(i) == kStatusPrefix[i]) continue;
+      std::string seen;
+      for (std::size_t j = 0; j <= i; ++j) seen += at(j);
+      return "response does not start with an HTTP/1.x status line: it starts with " + quoted_excerpt(seen);
+    }
+    return std::nullopt;
+  }
+
+  std::string head_too_large_message() const {
+    return "response head is larger than the limit of " + std::to_string(limits.max_head_bytes) + " bytes";
+  }
+
+  std::size_t feed_head(HttpResponseParser& p, std::string_view in) {
+    if (head_buf.empty()) {
+      // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
+      std::size_t skipped = 0;
+      while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
+      const std::string_view text = in.substr(skipped);
+      if (text.empty()) return skipped;
+      p.started_ = true;
+      if (auto mismatch = status_prefix_mismatch(text, {})) {
+        fail(p, std::move(*mismatch));
+        return skipped;
+      }
+      // Fast path: the whole head is in this piece, parse it where it lies.
+      const std::size_t end = find_head_end(text, 0);
+      if (end != std::string_view::npos && end <= limits.max_head_bytes) {
+        on_head(p, text.substr(0, end));
+        return skipped + end;
+      }
+      if (end != std::string_view::npos || text.size() >= limits.max_head_bytes) {
+        fail(p, head_too_large_message());
+        return skipped;
+      }
+      head_buf.assign(text);
+      return in.size();
+    }
+
+    const std::size_t old = head_buf.size();
+    if (auto mismatch = status_prefix_mismatch(head_buf, in)) {
+      fail(p, std::move(*mismatch));
+      return 0;
+    }
+    const std::size_t take = std::min(in.size(), limits.max_head_bytes - old);
+    head_buf.append(in.data(), take);
+    const std::size_t end = find_head_end(head_buf, old >= 2 ? old - 2 : 0);
+    if (end != std::string_view::npos) {
+      head_buf.resize(end);
+      on_head(p, head_buf);
+      head_buf.clear();
+      return end - old;
+    }
+    if (head_buf.size() >= limits.max_head_bytes) fail(p, head_too_large_message());
+    return take;
+  }
+
+  static bool parse_status_line(std::string_view line, HttpResponseHead& head, std::string& error) {
+    const auto bad = [&] {
+      error = "malformed status line " + quoted_excerpt(line);
+      return false;
+    };
+    // "HTTP/1.x NNN[ reason]"; the prefix was checked already.
+    if (line.size() < 12 || line[7] < '0' || line[7] > '9' || line[8] != ' ') return bad();
+    int status = 0;
+    for (std::size_t i = 9; i < 12; ++i) {
+      if (line[i] < '0' || line[i] > '9') return bad();
+      status = status * 10 + (line[i] - '0');
+    }
+    if (status < 100) return bad();
+    if (line.size() > 12 && line[12] != ' ') return bad();
+    if (has_forbidden_byte(line)) return bad();
+    head.version_minor = line[7] - '0';
+    head.status = status;
+    head.reason.assign(line.size() > 12 ? trim_ows(line.substr(13)) : std::string_view{});
+    return true;
+  }
+
+  void recycle_headers(std::vector<HttpHeader>& headers) {
+    if (headers.empty()) return;
+    spare_headers.swap(headers);
+    headers.clear();
+    spare_used = 0;
+  }
+
+  HttpHeader& new_header(std::vector<HttpHeader>& headers) {
+    if (spare_used < spare_headers.size()) return headers.emplace_back(std::move(spare_headers[spare_used++]));
+    return headers.emplace_back();
+  }
+
+  bool parse_header_line(std::string_view line, std::vector<HttpHeader>& headers, std::string& error) {
+    if (line.front() == ' ' || line.front() == '\t') {
+      // obs-fold (RFC 9112 5.2): a continuation of the previous value, joined with a space.
+      if (headers.empty()) {
+        error = "header continuation line without a header before it: " + quoted_excerpt(line);
+        return false;
+      }
+      const std::string_view more = trim_ows(line);
+      if (has_forbidden_byte(more)) {
+        error = "invalid character in header " + quoted_excerpt(line);
+        return false;
+      }
+      if (!more.empty()) {
+        std::string& value = headers.back().value;
+        if (!value.empty()) value += ' ';
+        value.append(more);
+      }
+      return true;
+    }
+    const std::size_t colon = line.find(':');
+    const std::string_view name = line.substr(0, colon);
+    if (colon == std::string_view::npos || name.empty() ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); })) {
+      error = "malformed header line " + quoted_excerpt(line);
+      return false;
+    }
+    const std::string_view value = trim_ows(line.substr(colon + 1));
+    if (has_forbidden_byte(value)) {
+      error = "invalid character in header " + quoted_excerpt(line);
+      return false;
+    }
+    HttpHeader& h = new_header(headers);
+    h.name.resize(name.size());
+    std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
+    h.value.assign(value);
+    return true;
+  }
+
+  bool parse_head(std::string_view text, HttpResponseHead& head, std::string& error) {
+    recycle_headers(head.headers);
+    std::size_t pos = 0;
+    bool status_line = true;
+    while (pos < text.size()) {
+      const std::size_t nl = text.find('\n', pos);  // the head always ends with '\n'
+      std::string_view line = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (status_line) {
+        if (!parse_status_line(line, head, error)) return false;
+        status_line = false;
+        continue;
+      }
+      if (line.empty()) break;
+      if (!parse_header_line(line, head.headers, error)) return false;
+    }
+    return true;
+  }
+
+  void on_head(HttpResponseParser& p, std::string_view text) {
+    if (!parse_head(text, p.head_, p.error_)) {
+      p.state_ = State::Error;
+      return;
+    }
+    const int status = p.head_.status;
+    if (status < 200 && status != 101) {
+      // Interim response (100 Continue, 103 Early Hints): the real one follows.
+      recycle_headers(p.head_.headers);
+      p.head_.reason.clear();
+      p.head_.status = 0;
+      return;
+    }
+    choose_framing(p);
+  }
+
+  void choose_framing(HttpResponseParser& p) {
+    bool chunked = false;
+    bool transfer_coding_unsupported = false;
+    std::optional<std::uint64_t> content_length;
+    bool content_length_bad = false;
+    int content_codings = 0;
+    std::string_view content_coding;
+    for (const auto& h : p.head_.headers) {
+      if (h.name == "connection") {
+        for_each_list_item(h.value, [&](std::string_view token) {
+          if (iequals(token, "close")) connection_close = true;
+          if (iequals(token, "keep-alive")) connection_keep_alive = true;
+        });
+      } else if (h.name == "transfer-encoding") {
+        for_each_list_item(h.value, [&](std::string_view coding) {
+          if (chunked) transfer_coding_unsupported = true;  // chunked must be the last coding
+          if (iequals(coding, "chunked")) {
+            chunked = true;
+          } else if (!iequals(coding, "identity")) {
+            transfer_coding_unsupported = true;
+          }
+        });
+      } else if (h.name == "content-length") {
+        bool any = false;
+        for_each_list_item(h.value, [&](std::string_view item) {
+          any = true;
+          const auto v = parse_decimal(item);
+          if (!v || (content_length && *content_length != *v)) content_length_bad = true;
+          if (v) content_length = v;
+        });
+        if (!any) content_length_bad = true;
+      } else if (h.name == "content-encoding") {
+        for_each_list_item(h.value, [&](std::string_view coding) {
+          if (iequals(coding, "identity")) return;
+          ++content_codings;
+          if (iequals(coding, "gzip") || iequals(coding, "x-gzip")) {
+            content_coding = "gzip";
+          } else if (iequals(coding, "deflate")) {
+            content_coding = "deflate";
+          } else {
+            content_coding = {};
+          }
+        });
+      }
+    }
+
+    upgraded = p.head_.status == 101;
+    if (head_request || upgraded || p.head_.status == 204 || p.head_.status == 304) {
+      complete(p);
+      return;
+    }
+    if (transfer_coding_unsupported) {
+      fail(p, "unsupported Transfer-Encoding " + quoted_excerpt(*find_header(p.head_.headers, "transfer-encoding")));
+      return;
+    }
+    // Transfer-Encoding overrides Content-Length (RFC 9112 6.3), so a bad length only matters
+    // when it is the one that frames the body.
+    if (!chunked && content_length_bad) {
+      fail(p, "invalid Content-Length " + quoted_excerpt(*find_header(p.head_.headers, "content-length")));
+      return;
+    }
+    // Only one coding we know is decoded; anything else (br, zstd, stacked codings) is handed
+    // over as received, like curl without --compressed: the Content-Encoding header says so.
+    decoding = content_codings == 1 && !content_coding.empty();
+    if (decoding) inflater.start(content_coding);
+
+    p.state_ = State::Body;
+    if (chunked) {
+      framing = Framing::Chunked;
+      chunk = Chunk::Size;
+    } else if (content_length) {
+      if (*content_length > limits.max_body_bytes) {
+        fail(p, too_large_body_message(limits.max_body_bytes));
+        return;
+      }
+      framing = Framing::Length;
+      remaining = *content_length;
+      p.body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kMaxBodyReserve)));
+      if (remaining == 0) complete(p);
+    } else {
+      framing = Framing::UntilClose;
+    }
+  }
+
+  // ---- body -------------------------------------------------------------------------------
+
+  void complete(HttpResponseParser& p) {
+    if (decoding && !inflater.finish(p.error_)) {
+      p.state_ = State::Error;
+      return;
+    }
+    p.state_ = State::Done;
+  }
+
+  bool deliver(HttpResponseParser& p, std::string_view bytes) {
+    if (decoding) {
+      if (inflater.write(bytes, p.body_, limits.max_body_bytes, p.error_)) return true;
+      p.state_ = State::Error;
+      return false;
+    }
+    if (bytes.size() > limits.max_body_bytes - p.body_.size()) {
+      fail(p, too_large_body_message(limits.max_body_bytes));
+      return false;
+    }
+    p.body_.append(bytes);
+    return true;
+  }
+
+  std::size_t feed_body(HttpResponseParser& p, std::string_view in) {
+    switch (framing) {
+      case Framing::Length: {
+        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size()));
+        if (!deliver(p, in.substr(0, take))) return take;
+        remaining -= take;
+        if (remaining == 0) complete(p);
+        return take;
+      }
+      case Framing::UntilClose:
+        deliver(p, in);
+        return in.size();
+      case Framing::Chunked:
+        return feed_chunked(p, in);
+      case Framing::None:
+        break;
+    }
+    complete(p);
+    return 0;
+  }
+
+  void end_chunk_size_line(HttpResponseParser& p) {
+    line_bytes = 0;
+    if (chunk_size == 0) {
+      chunk = Chunk::TrailerLineStart;
+      return;
+    }
+    // A plain body's size is known here; a compressed one is checked as it is decoded.
+    if (!decoding && chunk_size > limits.max_body_bytes - p.body_.size()) {
+      fail(p, too_large_body_message(limits.max_body_bytes));
+      return;
+    }
+    remaining = chunk_size;
+    chunk_size = 0;
+    chunk_size_has_digit = false;
+    chunk = Chunk::Data;
+  }
+
+  bool count_line_bytes(HttpResponseParser& p, std::size_t n, std::size_t limit, std::string_view what) {
+    line_bytes += n;
+    if (line_bytes <= limit) return true;
+    fail(p, std::string(what) + " is longer than " + std::to_string(limit) + " bytes");
+    return false;
+  }
+
+  std::size_t feed_chunked(HttpResponseParser& p, std::string_view in) {
+    std::size_t i = 0;
+    while (i < in.size() && p.state_ == State::Body) {
+      const char c = in[i];
+      switch (chunk) {
+        case Chunk::Size: {
+          const int digit = hex_value(c);
+          if (digit >= 0) {
+            if (chunk_size > (std::numeric_limits<std::uint64_t>::max() >> 4)) {
+              fail(p, "chunk size is too large");
+              return i;
+            }
+            chunk_size = (chunk_size << 4) | static_cast<std::uint64_t>(digit);
+            chunk_size_has_digit = true;
+            ++i;
+            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
+            break;
+          }
+          if (!chunk_size_has_digit) {
+            fail(p, "invalid chunk size: expected a hex digit, got " + quoted_excerpt(in.substr(i, 1)));
+            return i;
+          }
+          ++i;
+          if (c == ';' || c == ' ' || c == '\t') {
+            chunk = Chunk::Extension;  // extensions carry nothing we use
+            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
+          } else if (c == '\r') {
+            chunk = Chunk::SizeLF;
+          } else if (c == '\n') {
+            end_chunk_size_line(p);
+          } else {
+            fail(p, "invalid character after chunk size: " + quoted_excerpt(in.substr(i - 1, 1)));
+            return i;
+          }
+          break;
+        }
+        case Chunk::Extension: {
+          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
+          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) : in.size();
+          if (!count_line_bytes(p, end - i, kMaxChunkLineBytes, "chunk size line")) return end;
+          i = end;
+          if (hit) {
+            ++i;
+            end_chunk_size_line(p);
+          }
+          break;
+        }
+        case Chunk::SizeLF:
+          if (c != '\n') {
+            fail(p, "chunk size line not ended by CRLF");
+            return i;
+          }
+          ++i;
+          end_chunk_size_line(p);
+          break;
+        case Chunk::Data: {
+          const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size() - i));
+          if (!deliver(p, in.substr(i, take))) return i + take;
+          i += take;
+          remaining -= take;
+          if (remaining == 0) chunk = Chunk::DataCR;
+          break;
+        }
+        case Chunk::DataCR:
+        case Chunk::DataLF:
+          if (c == '\n') {
+            chunk = Chunk::Size;
+          } else if (c == '\r' && chunk == Chunk::DataCR) {
+            chunk = Chunk::DataLF;
+          } else {
+            fail(p, "chunk data not followed by CRLF");
+            return i;
+          }
+          ++i;
+          break;
+        case Chunk::TrailerLineStart:
+          if (c == '\r') {
+            chunk = Chunk::TrailerEndLF;
+            ++i;
+          } else if (c == '\n') {
+            ++i;
+            complete(p);
+          } else {
+            chunk = Chunk::TrailerLine;
+          }
+          break;
+        case Chunk::TrailerLine: {
+          // Trailer fields are read past, not kept: nothing downstream uses them.
+          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
+          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) + 1 : in.size();
+          if (!count_line_bytes(p, end - i, limits.max_head_bytes, "trailer section")) return end;
+          i = end;
+          if (hit) chunk = Chunk::TrailerLineStart;
+          break;
+        }
+        case Chunk::TrailerEndLF:
+          if (c != '\n') {
+            fail(p, "trailer section not ended by CRLF");
+            return i;
+          }
+          ++i;
+          complete(p);
+          break;
+      }
+    }
+    return i;
+  }
+};
+
+HttpResponseParser::HttpResponseParser(HttpParserLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+HttpResponseParser::~HttpResponseParser() = default;
+HttpResponseParser::HttpResponseParser(HttpResponseParser&&) noexcept = default;
+HttpResponseParser& HttpResponseParser::operator=(HttpResponseParser&&) noexcept = default;
+
+void HttpResponseParser::reset(bool head_request) {
+  if (!impl_) impl_ = std::make_unique<Impl>(HttpParserLimits{});  // a moved-from parser
+  state_ = State::Head;
+  started_ = false;
+  error_.clear();
+  head_.version_minor = 1;
+  head_.status = 0;
+  head_.reason.clear();
+  impl_->recycle_headers(head_.headers);
+  if (body_.capacity() > kKeptBodyCapacity) {
+    std::string().swap(body_);
+  } else {
+    body_.clear();
+  }
+  impl_->reset(head_request);
+}
+
+std::size_t HttpResponseParser::feed(std::string_view bytes) {
+  if (!impl_) reset();
+  return impl_->feed(*this, bytes);
+}
+
+void HttpResponseParser::finish_eof() {
+  if (!impl_) reset();
+  if (state_ == State::Body && impl_->framing == Impl::Framing::UntilClose) {
+    impl_->complete(*this);
+  } else if (state_ == State::Head || state_ == State::Body) {
+    impl_->fail(*this, std::string(kClosedEarly));
+  }
+}
+
+bool HttpResponseParser::keep_alive() const {
+  if (!impl_ || !head_complete()) return false;
+  if (impl_->upgraded || impl_->framing == Impl::Framing::UntilClose || impl_->connection_close) return false;
+  return head_.version_minor >= 1 || impl_->connection_keep_alive;
+}
+
+}  // namespace stampede::proto

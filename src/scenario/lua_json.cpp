@@ -1,0 +1,162 @@
+#include "scenario/lua_json.hpp"
+
+#include <cmath>
+#include <lua.hpp>
+#include <string>
+#include <vector>
+
+namespace stampede::scenario {
+
+namespace {
+int null_sentinel_storage;
+
+constexpr int kMaxDepth = 200;
+
+boost::json::value convert(lua_State* L, int index, const std::string& path, int depth);
+
+// Array when keys are exactly 1..n (n > 0).
+bool is_array(lua_State* L, int index, size_t& length) {
+  length = lua_objlen(L, index);
+  if (length == 0) return false;
+  size_t keys = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) {
+      lua_pop(L, 1);
+      return false;
+    }
+    const double k = lua_tonumber(L, -1);
+    if (k != std::floor(k) || k < 1 || k > static_cast<double>(length)) {
+      lua_pop(L, 1);
+      return false;
+    }
+    ++keys;
+  }
+  return keys == length;
+}
+
+std::string key_string(lua_State* L, int key_index, const std::string& path) {
+  if (lua_type(L, key_index) == LUA_TSTRING) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, key_index, &n);
+    return std::string(s, n);
+  }
+  if (lua_type(L, key_index) == LUA_TNUMBER) {
+    // lua_tolstring would change the key in place and confuse lua_next: copy first.
+    lua_pushvalue(L, key_index);
+    std::string s = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return s;
+  }
+  throw JsonConversionError("cannot encode a table key of type " + std::string(luaL_typename(L, key_index)) +
+                            " at " + path);
+}
+
+boost::json::value convert_table(lua_State* L, int index, const std::string& path, int depth) {
+  if (depth > kMaxDepth) throw JsonConversionError("table nested too deep (or cyclic) at " + path);
+  size_t length = 0;
+  if (is_array(L, index, length)) {
+    boost::json::array arr;
+    arr.reserve(length);
+    for (size_t i = 1; i <= length; ++i) {
+      lua_rawgeti(L, index, static_cast<int>(i));
+      arr.push_back(convert(L, lua_gettop(L), path + "[" + std::to_string(i) + "]", depth + 1));
+      lua_pop(L, 1);
+    }
+    return arr;
+  }
+  boost::json::object obj;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    const int value_index = lua_gettop(L);
+    std::string key = key_string(L, value_index - 1, path);
+    obj[key] = convert(L, value_index, path + "." + key, depth + 1);
+    lua_pop(L, 1);
+  }
+  return obj;
+}
+
+boost::json::value convert(lua_State* L, int index, const std::string& path, int depth) {
+  switch (lua_type(L, index)) {
+    case LUA_TNIL:
+      return nullptr;
+    case LUA_TBOOLEAN:
+      return lua_toboolean(L, index) != 0;
+    case LUA_TNUMBER: {
+      const double d = lua_tonumber(L, index);
+      if (!std::isfinite(d)) throw JsonConversionError("cannot encode " + std::to_string(d) + " at " + path);
+      if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0) return static_cast<std::int64_t>(d);
+      return d;
+    }
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, index, &n);
+      return boost::json::string(std::string_view(s, n));
+    }
+    case LUA_TTABLE:
+      if (!lua_checkstack(L, 4)) throw JsonConversionError("Lua stack exhausted at " + path);
+      return convert_table(L, index, path, depth);
+    case LUA_TLIGHTUSERDATA:
+      if (lua_touserdata(L, index) == json_null_sentinel()) return nullptr;
+      [[fallthrough]];
+    default:
+      throw JsonConversionError("cannot encode a " + std::string(luaL_typename(L, index)) + " at " + path);
+  }
+}
+}  // namespace
+
+void* json_null_sentinel() { return &null_sentinel_storage; }
+
+boost::json::value lua_to_json(lua_State* L, int index) {
+  if (index < 0 && index > LUA_REGISTRYINDEX) index = lua_gettop(L) + index + 1;
+  return convert(L, index, "value", 0);
+}
+
+void push_json(lua_State* L, const boost::json::value& v) {
+  luaL_checkstack(L, 4, "JSON nested too deep");
+  switch (v.kind()) {
+    case boost::json::kind::null:
+      lua_pushlightuserdata(L, json_null_sentinel());
+      return;
+    case boost::json::kind::bool_:
+      lua_pushboolean(L, v.get_bool());
+      return;
+    case boost::json::kind::int64:
+      lua_pushnumber(L, static_cast<lua_Number>(v.get_int64()));
+      return;
+    case boost::json::kind::uint64:
+      lua_pushnumber(L, static_cast<lua_Number>(v.get_uint64()));
+      return;
+    case boost::json::kind::double_:
+      lua_pushnumber(L, v.get_double());
+      return;
+    case boost::json::kind::string: {
+      const auto& s = v.get_string();
+      lua_pushlstring(L, s.data(), s.size());
+      return;
+    }
+    case boost::json::kind::array: {
+      const auto& arr = v.get_array();
+      lua_createtable(L, static_cast<int>(arr.size()), 0);
+      int i = 1;
+      for (const auto& item : arr) {
+        push_json(L, item);
+        lua_rawseti(L, -2, i++);
+      }
+      return;
+    }
+    case boost::json::kind::object: {
+      const auto& obj = v.get_object();
+      lua_createtable(L, 0, static_cast<int>(obj.size()));
+      for (const auto& kv : obj) {
+        lua_pushlstring(L, kv.key().data(), kv.key().size());
+        push_json(L, kv.value());
+        lua_rawset(L, -3);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace stampede::scenario

@@ -1,0 +1,29 @@
+#pragma once
+// The Lua modules Stampede gives scenarios. Each lives in its own module_*.cpp file and
+// only adapts a C++ call to a coroutine and a table: no protocol logic here.
+#include <string>
+
+struct lua_State;
+
+namespace stampede::scenario {
+
+class ScenarioRuntime;
+
+// Registers `stampede`, `stampede.http` and `stampede.json` in package.preload.
+void register_modules(lua_State* L, ScenarioRuntime* runtime);
+ScenarioRuntime* runtime_of(lua_State* L);
+
+// One module each (called by register_modules).
+int open_stampede_module(lua_State* L);
+int open_http_module(lua_State* L);
+int open_json_module(lua_State* L);
+
+// Loads `source` (a chunk named `chunk_name`) and calls it with the table on top of the
+// stack, returning what it returns: how a module adds its Lua-written parts.
+void run_module_lua(lua_State* L, const char* source, const char* chunk_name);
+
+// Raises a Lua error from a binding when it is called outside a VU (at load time).
+struct Vu;
+Vu& require_vu(lua_State* L, const char* function_name);
+
+}  // namespace stampede::scenario

@@ -1,0 +1,232 @@
+// `stampede.http`: get/post/put/patch/delete/head/options/request. Builds a
+// clients::HttpRequest from the Lua options, yields, and resumes with a response table.
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <algorithm>
+#include <cctype>
+#include <lua.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "proto/duration.hpp"
+#include "proto/form.hpp"
+#include "scenario/lua_json.hpp"
+#include "scenario/lua_modules.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::scenario {
+
+namespace {
+
+int response_mt_key;
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// {a = 1, b = "x"} or {{"a", 1}, {"b", "x"}} (the second keeps order and allows repeats).
+Pairs read_pairs(lua_State* L, int index, const char* what) {
+  Pairs out;
+  if (lua_isnil(L, index)) return out;
+  if (!lua_istable(L, index)) luaL_error(L, "http: %s must be a table", what);
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -2) == LUA_TNUMBER && lua_istable(L, -1)) {
+      lua_rawgeti(L, -1, 1);
+      lua_rawgeti(L, -2, 2);
+      if (!lua_isstring(L, -2) || !lua_isstring(L, -1)) luaL_error(L, "http: %s entries must be {name, value}", what);
+      out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
+      lua_pop(L, 2);
+    } else {
+      if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "http: %s names must be strings", what);
+      if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        out.emplace_back(lua_tostring(L, -2), lua_toboolean(L, -1) ? "true" : "false");
+      } else if (lua_isstring(L, -1)) {
+        lua_pushvalue(L, -1);  // tostring on a copy: never convert the value lua_next walks
+        out.emplace_back(lua_tostring(L, -3), lua_tostring(L, -1));
+        lua_pop(L, 1);
+      } else {
+        luaL_error(L, "http: %s value for \"%s\" must be a string or number", what, lua_tostring(L, -2));
+      }
+    }
+    lua_pop(L, 1);
+  }
+  return out;
+}
+
+bool has_header(const Pairs& headers, std::string_view name) {
+  for (const auto& [k, v] : headers) {
+    if (k.size() == name.size() &&
+        std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) { return std::tolower(a) == b; }))
+      return true;
+  }
+  return false;
+}
+
+// Reads the options table at `index` into `req`. Errors are Lua errors with the option name.
+void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
+  if (lua_isnil(L, index)) return;
+  if (!lua_istable(L, index)) luaL_error(L, "http: the options must be a table");
+  lua_getfield(L, index, "headers");
+  req.headers = read_pairs(L, lua_gettop(L), "headers");
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "query");
+  if (!lua_isnil(L, -1)) req.url = proto::append_query(req.url, read_pairs(L, lua_gettop(L), "query"));
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "body");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isstring(L, -1)) luaL_error(L, "http: body must be a string (use json = {...} for JSON)");
+    size_t n = 0;
+    const char* s = lua_tolstring(L, -1, &n);
+    req.body.assign(s, n);
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "json");
+  if (!lua_isnil(L, -1)) {
+    std::string error;
+    try {
+      req.body = boost::json::serialize(lua_to_json(L, lua_gettop(L)));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty()) luaL_error(L, "http: json: %s", error.c_str());
+    if (!has_header(req.headers, "content-type")) req.headers.emplace_back("content-type", "application/json");
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "form");
+  if (!lua_isnil(L, -1)) {
+    req.body = proto::encode_form(read_pairs(L, lua_gettop(L), "form"));
+    if (!has_header(req.headers, "content-type"))
+      req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "timeout");
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    req.timeout = static_cast<Nanos>(lua_tonumber(L, -1) * kMilli);
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    std::string error;
+    auto d = proto::parse_duration(lua_tostring(L, -1), &error);
+    if (!d) luaL_error(L, "http: timeout: %s", error.c_str());
+    req.timeout = *d;
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "redirects");
+  if (lua_type(L, -1) == LUA_TBOOLEAN) {
+    req.max_redirects = lua_toboolean(L, -1) ? 10 : 0;
+  } else if (lua_type(L, -1) == LUA_TNUMBER) {
+    req.max_redirects = static_cast<int>(lua_tonumber(L, -1));
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "name");
+  if (lua_type(L, -1) == LUA_TSTRING) req.name = lua_tostring(L, -1);
+  lua_pop(L, 1);
+
+  lua_getfield(L, index, "insecure");
+  if (!lua_isnil(L, -1)) req.insecure = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+}
+
+int push_response(lua_State* L, const clients::HttpResponse& res) {
+  lua_createtable(L, 0, 8);
+  lua_pushinteger(L, res.status);
+  lua_setfield(L, -2, "status");
+  lua_pushlstring(L, res.body.data(), res.body.size());
+  lua_setfield(L, -2, "body");
+  lua_pushlstring(L, res.url.data(), res.url.size());
+  lua_setfield(L, -2, "url");
+  lua_pushnumber(L, static_cast<double>(res.duration) / kMilli);
+  lua_setfield(L, -2, "duration");
+  if (!res.error.empty()) {
+    lua_pushstring(L, res.error.c_str());
+    lua_setfield(L, -2, "error");
+    lua_pushstring(L, res.error_reason.c_str());
+    lua_setfield(L, -2, "error_reason");
+  }
+  // Repeated headers are joined with ", " (Set-Cookie with "\n", since dates contain commas).
+  lua_createtable(L, 0, static_cast<int>(res.headers.size()));
+  for (const auto& h : res.headers) {
+    lua_getfield(L, -1, h.name.c_str());
+    std::string value = h.value;
+    if (lua_isstring(L, -1)) value = std::string(lua_tostring(L, -1)) + (h.name == "set-cookie" ? "\n" : ", ") + value;
+    lua_pop(L, 1);
+    lua_pushlstring(L, value.data(), value.size());
+    lua_setfield(L, -2, h.name.c_str());
+  }
+  lua_setfield(L, -2, "headers");
+  lua_pushlightuserdata(L, &response_mt_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+// http.request(method, url, options)
+int l_request(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  clients::HttpRequest req;
+  req.method = luaL_checkstring(L, 1);
+  for (char& c : req.method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  req.url = luaL_checkstring(L, 2);
+  req.insecure = rt->env().insecure;
+  read_request_options(L, 3, req);
+  Vu& vu = require_vu(L, "http.request");
+  rt->http_of(vu).request(std::move(req), [rt, &vu, epoch = vu.epoch](clients::HttpResponse res) {
+    rt->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
+  });
+  return lua_yield(L, 0);
+}
+
+// res:json(): decoded on first use and cached in the response table.
+int l_response_json(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "_json");
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "body");
+  size_t n = 0;
+  const char* body = lua_tolstring(L, -1, &n);
+  boost::system::error_code ec;
+  auto value = boost::json::parse(std::string_view(body ? body : "", n), ec);
+  if (ec) return luaL_error(L, "res:json(): the body is not JSON (%s)", ec.message().c_str());
+  push_json(L, value);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, 1, "_json");
+  return 1;
+}
+
+constexpr const char* kHttpLua = R"lua(
+local M = ...
+local request = M.request
+for _, method in ipairs({"get", "post", "put", "patch", "delete", "head", "options"}) do
+  local upper = method:upper()
+  M[method] = function(url, opts) return request(upper, url, opts) end
+end
+M.del = M.delete
+return M
+)lua";
+
+}  // namespace
+
+int open_http_module(lua_State* L) {
+  // The metatable of response tables: res:json().
+  lua_pushlightuserdata(L, &response_mt_key);
+  lua_createtable(L, 0, 1);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, l_response_json);
+  lua_setfield(L, -2, "json");
+  lua_setfield(L, -2, "__index");
+  lua_rawset(L, LUA_REGISTRYINDEX);
+
+  lua_createtable(L, 0, 10);
+  lua_pushcfunction(L, l_request);
+  lua_setfield(L, -2, "request");
+  run_module_lua(L, kHttpLua, "=stampede.http");
+  return 1;
+}
+
+}  // namespace stampede::scenario

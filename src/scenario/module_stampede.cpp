@@ -1,0 +1,134 @@
+// `stampede`: checks, custom metrics, sleep, clock and environment.
+#include <boost/asio/steady_timer.hpp>
+#include <cstdlib>
+#include <lua.hpp>
+#include <string>
+
+#include "proto/duration.hpp"
+#include "scenario/lua_modules.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::scenario {
+
+namespace {
+
+metrics::MetricSink& sink(lua_State* L) { return runtime_of(L)->context().sink; }
+
+metrics::MetricId metric_id(lua_State* L, int name_index, metrics::Kind kind) {
+  size_t n = 0;
+  const char* name = luaL_checklstring(L, name_index, &n);
+  std::string error;
+  try {
+    return sink(L).id(std::string_view(name, n), kind);
+  } catch (const std::exception& e) {
+    error = e.what();  // raised below, outside the handler
+  }
+  luaL_error(L, "%s", error.c_str());
+  return 0;
+}
+
+int l_check(lua_State* L) {
+  const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Check);
+  const bool ok = lua_toboolean(L, 2) != 0;
+  sink(L).check(id, ok);
+  lua_pushboolean(L, ok);
+  return 1;
+}
+
+int l_record(lua_State* L) {
+  const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Timing);
+  const double ms = luaL_checknumber(L, 2);
+  sink(L).record(id, static_cast<Nanos>(ms * kMilli));
+  return 0;
+}
+
+int l_record_ns(lua_State* L) {
+  const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Timing);
+  sink(L).record(id, static_cast<Nanos>(luaL_checknumber(L, 2)));
+  return 0;
+}
+
+int l_increment(lua_State* L) {
+  const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Counter);
+  const double n = luaL_optnumber(L, 2, 1);
+  if (n < 0) return luaL_error(L, "stampede.increment: the amount cannot be negative (%f)", n);
+  sink(L).add(id, static_cast<std::uint64_t>(n));
+  return 0;
+}
+
+Nanos duration_arg(lua_State* L, int index, const char* fn) {
+  if (lua_type(L, index) == LUA_TNUMBER) {
+    const double ms = lua_tonumber(L, index);
+    if (ms < 0) luaL_error(L, "%s: the duration cannot be negative", fn);
+    return static_cast<Nanos>(ms * kMilli);
+  }
+  std::string error;
+  auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
+  if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
+  return *d;
+}
+
+int l_sleep(lua_State* L) {
+  const Nanos d = duration_arg(L, 1, "stampede.sleep");
+  ScenarioRuntime* rt = runtime_of(L);
+  Vu& vu = require_vu(L, "stampede.sleep");
+  if (!vu.timer) vu.timer = std::make_unique<boost::asio::steady_timer>(rt->context().io);
+  vu.timer->expires_after(std::chrono::nanoseconds(d));
+  vu.timer->async_wait([rt, &vu, epoch = vu.epoch](const boost::system::error_code&) {
+    rt->resume(vu, epoch, [](lua_State*) { return 0; });
+  });
+  return lua_yield(L, 0);
+}
+
+int l_now(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  const Nanos t = rt->context().clock.now() - rt->env().run_start;
+  lua_pushnumber(L, static_cast<double>(t) / kMilli);
+  return 1;
+}
+
+int l_now_ns(lua_State* L) {
+  lua_pushnumber(L, static_cast<double>(runtime_of(L)->context().clock.now()));
+  return 1;
+}
+
+int l_env(lua_State* L) {
+  const char* value = std::getenv(luaL_checkstring(L, 1));
+  if (value != nullptr) {
+    lua_pushstring(L, value);
+  } else {
+    lua_settop(L, 2);  // the default, or nil
+  }
+  return 1;
+}
+
+// measure() is Lua so that the measured function may yield (make requests) freely.
+constexpr const char* kStampedeLua = R"lua(
+local M = ...
+local now_ns, record_ns = M._now_ns, M._record_ns
+local pack = function(...) return { n = select("#", ...), ... } end
+function M.measure(name, fn, ...)
+  if type(fn) ~= "function" then error("stampede.measure(name, fn): fn must be a function", 2) end
+  local t0 = now_ns()
+  local r = pack(pcall(fn, ...))
+  record_ns(name, now_ns() - t0)
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
+end
+return M
+)lua";
+
+}  // namespace
+
+int open_stampede_module(lua_State* L) {
+  const luaL_Reg functions[] = {{"check", l_check},         {"record", l_record}, {"increment", l_increment},
+                                {"sleep", l_sleep},         {"now", l_now},       {"env", l_env},
+                                {"_now_ns", l_now_ns},      {"_record_ns", l_record_ns},
+                                {nullptr, nullptr}};
+  lua_newtable(L);
+  luaL_register(L, nullptr, functions);
+  run_module_lua(L, kStampedeLua, "=stampede");
+  return 1;
+}
+
+}  // namespace stampede::scenario

@@ -1,0 +1,40 @@
+#pragma once
+// A virtual user as the Lua runtime sees it: a coroutine that runs the scenario's `run`
+// again each time it is started, and the per-VU clients (HTTP keep-alive connections and
+// cookies live as long as the VU, so reused VUs keep their connections like k6 and browsers).
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "clients/http_session.hpp"
+
+struct lua_State;
+
+namespace stampede::scenario {
+
+class ScenarioRuntime;
+
+struct IterationOutcome {
+  bool ok = true;
+  bool crashed = false;  // the engine, not the scenario, failed (counted as vu.crashes)
+  std::string error;     // "loadtest/api.lua:12: boom", or the error object's __tostring
+};
+
+struct Vu {
+  int id = 0;
+  long long iteration = 0;           // 0-based index of the current (or last) iteration
+  lua_State* thread = nullptr;       // the coroutine; re-made after an interrupt or crash
+  int thread_ref = -2;               // LUA_NOREF
+  int table_ref = -2;                // the `vu` table handed to run
+  std::uint64_t epoch = 0;           // bumped by interrupt(): completions from before are ignored
+  bool waiting = false;              // yielded inside a client call
+  bool running = false;              // inside an iteration
+  std::function<void(Vu&, const IterationOutcome&)> on_done;
+  std::size_t slot = static_cast<std::size_t>(-1);  // the executor's bookkeeping: where it keeps this VU
+  std::unique_ptr<clients::HttpSession> http;
+  std::unique_ptr<boost::asio::steady_timer> timer;  // stampede.sleep
+};
+
+}  // namespace stampede::scenario

@@ -1,0 +1,321 @@
+#include "target/connection.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <chrono>
+#include <exception>
+
+#include "target/response_writer.hpp"
+#include "target/route_table.hpp"
+#include "target/truth.hpp"
+#include "target/truth_collector.hpp"
+#include "target/worker.hpp"
+
+namespace stampede::target {
+namespace {
+
+// A client that pipelines without reading answers could make us queue without bound:
+// past this many owed responses we stop reading until they drain.
+constexpr std::size_t kMaxOwedResponses = 1024;
+constexpr std::size_t kResumeOwedResponses = 256;
+constexpr auto kLingerTime = std::chrono::seconds(2);
+// An output buffer grown by a large body is released after the write instead of kept.
+constexpr std::size_t kKeptOutputCapacity = 256 * 1024;
+
+bool would_block(const boost::system::error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
+
+Timer::time_point at_monotonic(Nanos t) {
+  return Timer::time_point(std::chrono::duration_cast<Timer::duration>(std::chrono::nanoseconds(t)));
+}
+
+}  // namespace
+
+Connection::Connection(Worker& worker, Socket socket)
+    : worker_(worker),
+      socket_(std::move(socket)),
+      queue_(socket_.get_executor()),
+      linger_timer_(socket_.get_executor()) {}
+
+void Connection::start() {
+  boost::system::error_code ec;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  if (!ec) socket_.non_blocking(true, ec);
+  if (ec) {
+    close();
+    return;
+  }
+  read_available();
+}
+
+void Connection::read_available() {
+  auto& buffer = worker_.read_buffer();
+  while (reading_ && !paused_ && !closed_) {
+    boost::system::error_code ec;
+    const auto n = socket_.read_some(asio::buffer(buffer), ec);
+    if (would_block(ec)) {
+      wait_readable();
+      break;
+    }
+    if (ec == asio::error::eof) {
+      peer_closed_sending();
+      break;
+    }
+    if (ec) {
+      close();  // reset by the peer, or worse: nobody to answer
+      return;
+    }
+    consume(std::string_view(buffer.data(), n));
+    // A short read drained the socket: wait for the next edge rather than paying for a
+    // read that would only say EAGAIN.
+    if (n < buffer.size() && reading_ && !paused_) {
+      wait_readable();
+      break;
+    }
+  }
+  flush();
+}
+
+void Connection::wait_readable() {
+  socket_.async_wait(Socket::wait_read, [self = shared_from_this()](const boost::system::error_code& ec) {
+    if (self->closed_) return;
+    if (ec) {
+      self->close();
+      return;
+    }
+    self->read_available();
+  });
+}
+
+void Connection::consume(std::string_view bytes) {
+  while (!bytes.empty() && reading_) {
+    bytes.remove_prefix(parser_.feed(bytes));
+    if (parser_.done()) {
+      dispatch(SteadyClock::monotonic_now());
+      parser_.reset();
+    } else if (parser_.failed()) {
+      answer_bad_request();
+      return;
+    } else if (parser_.head_complete() && !continue_sent_ && parser_.request().expects_continue()) {
+      auto& interim = queue_.push_back();
+      interim.interim = true;
+      interim.ready = true;
+      continue_sent_ = true;
+    }
+  }
+  if (queue_.size() >= kMaxOwedResponses) paused_ = true;
+}
+
+void Connection::dispatch(Nanos received_at) {
+  const auto& request = parser_.request();
+  auto& slot = queue_.push_back();
+  slot.received_at = received_at;
+  slot.version_minor = request.version_minor;
+  slot.head_request = request.method == "HEAD";
+  slot.keep_alive = request.keep_alive();
+  continue_sent_ = false;
+  if (!slot.keep_alive) reading_ = false;  // whatever follows a "close" request is not read
+
+  std::string_view path;
+  std::string_view query;
+  split_target(request.target, path, query);
+  if (path.substr(0, 3) == "/__") {
+    answer_control(slot, path, request.method);
+    return;
+  }
+
+  slot.measured = true;
+  // Drawn for every measured request, even one that overrides it, so a seeded run draws
+  // the same sequence whatever routes it hits.
+  const Nanos drawn = worker_.sampler().next();
+  const auto match = worker_.shared().routes->find(request.method, path);
+  try {
+    if (match.route) {
+      match.route->handler(RouteRequest{request, path, query, worker_.route_state()}, slot.response);
+    } else if (match.path_known) {
+      slot.response.set_static(405, kJson, R"({"error":"method not allowed"})");
+    } else {
+      slot.response.set_static(404, kJson, R"({"error":"not found"})");
+    }
+  } catch (const std::exception&) {
+    slot.response.clear();
+    slot.response.set_static(500, kJson, R"({"error":"internal error"})");
+  }
+  hold(slot, slot.response.delay.value_or(drawn));
+}
+
+void Connection::answer_control(PendingResponse& slot, std::string_view path, std::string_view method) {
+  // Control endpoints are neither held nor counted: asking for the truth must not change it.
+  slot.measured = false;
+  if (path == "/__truth" && (method == "GET" || method == "HEAD")) {
+    worker_.shared().truth->collect(worker_.io(), [self = shared_from_this(), &slot](const Truth& truth) {
+      if (self->closed_) return;
+      slot.response.set_owned(200, kJson, truth_to_json(truth));
+      slot.ready = true;
+      self->flush();
+    });
+    return;
+  }
+  if (path == "/__reset" && (method == "POST" || method == "GET")) {
+    worker_.shared().truth->reset(worker_.io(), [self = shared_from_this(), &slot] {
+      if (self->closed_) return;
+      slot.response.set_static(200, kJson, R"({"reset":true})");
+      slot.ready = true;
+      self->flush();
+    });
+    return;
+  }
+  slot.response.set_static(404, kJson, R"({"error":"unknown control endpoint; try GET /__truth or POST /__reset"})");
+  slot.ready = true;
+}
+
+void Connection::hold(PendingResponse& slot, Nanos delay) {
+  if (delay <= 0) {
+    slot.ready = true;
+    return;
+  }
+  // Measured from when the request was received, so time spent parsing counts toward the hold.
+  slot.timer.expires_at(at_monotonic(slot.received_at + delay));
+  slot.timer.async_wait([self = shared_from_this(), &slot](const boost::system::error_code& ec) {
+    if (ec || self->closed_) return;
+    slot.ready = true;
+    self->flush();
+  });
+}
+
+void Connection::answer_bad_request() {
+  reading_ = false;
+  auto& slot = queue_.push_back();
+  slot.keep_alive = false;
+  slot.ready = true;
+  slot.response.set_owned(parser_.error_status(), kText, parser_.error() + "\n");
+}
+
+void Connection::peer_closed_sending() {
+  // The client half-closed. Whatever it sent completely is still answered (it may be
+  // reading); a request it cut off half-way is dropped.
+  peer_done_sending_ = true;
+  reading_ = false;
+}
+
+void Connection::flush() {
+  while (!writing_ && !closed_ && !lingering_) {
+    std::size_t ready = 0;
+    while (ready < queue_.size() && queue_.at(ready).ready) {
+      const auto& slot = queue_.at(ready);
+      if (slot.interim) {
+        append_continue(out_);
+      } else {
+        append_response(out_, slot.response, {slot.version_minor, slot.head_request, slot.keep_alive},
+                        worker_.date_line());
+      }
+      ++ready;
+    }
+    if (ready == 0) {
+      if (queue_.empty() && peer_done_sending_) close();
+      return;
+    }
+    in_flight_ = ready;
+    // Try the write right here: usually the socket takes it all, the held times are recorded
+    // by this same handler (so a truth collected afterwards includes them) and no completion
+    // has to go through the loop.
+    boost::system::error_code ec;
+    const auto written = socket_.write_some(asio::buffer(out_), ec);
+    if (ec && !would_block(ec)) {
+      close();
+      return;
+    }
+    if (!ec && written == out_.size()) {
+      finish_write();
+      continue;  // once more: a half-closed client owed nothing more is closed there
+    }
+    writing_ = true;
+    const auto rest = asio::buffer(out_) + (ec ? 0 : written);
+    asio::async_write(socket_, rest, [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
+      self->writing_ = false;
+      if (write_ec || self->closed_) {
+        self->close();
+        return;
+      }
+      self->finish_write();
+      self->flush();
+    });
+    return;
+  }
+}
+
+void Connection::finish_write() {
+  const Nanos written_at = SteadyClock::monotonic_now();
+  auto& held = worker_.held_times();
+  bool last = false;
+  for (std::size_t i = 0; i < in_flight_; ++i) {
+    const auto& slot = queue_.at(0);
+    if (slot.measured) held.push_back(written_at - slot.received_at);
+    last = last || !slot.keep_alive;
+    queue_.pop_front();
+  }
+  in_flight_ = 0;
+  out_.clear();
+  if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
+
+  if (last) {
+    linger_then_close();
+    return;
+  }
+  if (paused_ && queue_.size() <= kResumeOwedResponses) {
+    paused_ = false;
+    // Posted, not called: reading from inside a write would nest read -> write -> read.
+    asio::post(socket_.get_executor(), [self = shared_from_this()] {
+      if (!self->closed_) self->read_available();
+    });
+  }
+}
+
+void Connection::linger_then_close() {
+  lingering_ = true;
+  reading_ = false;
+  boost::system::error_code ec;
+  socket_.shutdown(Socket::shutdown_send, ec);
+  if (ec || peer_done_sending_) {
+    close();
+    return;
+  }
+  linger_timer_.expires_after(kLingerTime);
+  linger_timer_.async_wait([self = shared_from_this()](const boost::system::error_code&) { self->close(); });
+  drain_until_closed();
+}
+
+void Connection::drain_until_closed() {
+  auto& buffer = worker_.read_buffer();
+  while (!closed_) {
+    boost::system::error_code ec;
+    socket_.read_some(asio::buffer(buffer), ec);
+    if (would_block(ec)) {
+      socket_.async_wait(Socket::wait_read, [self = shared_from_this()](const boost::system::error_code& wait_ec) {
+        if (self->closed_) return;
+        if (wait_ec) {
+          self->close();
+          return;
+        }
+        self->drain_until_closed();
+      });
+      return;
+    }
+    if (ec) {
+      close();  // EOF: the client has read everything and closed too
+      return;
+    }
+  }
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.close(ec);
+  linger_timer_.cancel();
+  for (std::size_t i = 0; i < queue_.size(); ++i) queue_.at(i).timer.cancel();
+}
+
+}  // namespace stampede::target

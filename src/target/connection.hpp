@@ -1,0 +1,71 @@
+#pragma once
+// One HTTP/1.1 connection of the target, followed top to bottom:
+//   readable -> read into the worker's scratch buffer -> parse every complete request ->
+//   dispatch each (control endpoint, or route + drawn hold on a timer) into the response
+//   queue -> write the ready responses at the head of the queue in one write -> when the
+//   write completes, record each measured request's held time -> read again.
+// The held time runs from "fully received" (the parser completed the request) to "response
+// written" (the moment the last byte was handed to the kernel), on the monotonic clock.
+//
+// A protocol upgrade (WebSocket and the Phoenix protocols over it) will be decided in
+// dispatch(), before the route table: the connection then stops reading HTTP and hands its
+// socket and any bytes already read to the protocol's session.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/clock.hpp"
+#include "proto/http_request_parser.hpp"
+#include "target/asio_types.hpp"
+#include "target/response_queue.hpp"
+
+namespace stampede::target {
+
+class Worker;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Worker& worker, Socket socket);
+
+  void start();
+
+ private:
+  // Reads what the socket has (without blocking) and parses it; then waits for more.
+  void read_available();
+  void wait_readable();
+  void consume(std::string_view bytes);
+  void dispatch(Nanos received_at);
+  void answer_control(PendingResponse& slot, std::string_view path, std::string_view method);
+  void hold(PendingResponse& slot, Nanos delay);
+  void answer_bad_request();
+  void peer_closed_sending();
+
+  // Writes the ready responses at the head of the queue, unless a write is in flight.
+  void flush();
+  // The write is complete: records the held times of the measured responses in it.
+  void finish_write();
+
+  // After "Connection: close" or a bad request: stop sending, read and drop what the client
+  // still sends for a moment, then close. Closing with unread input would send a RST that
+  // may destroy our last response before the client reads it.
+  void linger_then_close();
+  void drain_until_closed();
+  void close();
+
+  Worker& worker_;
+  Socket socket_;
+  proto::HttpRequestParser parser_;
+  ResponseQueue queue_;
+  std::string out_;               // the bytes of the write in flight
+  std::size_t in_flight_ = 0;     // queue slots covered by that write
+  Timer linger_timer_;
+  bool reading_ = true;           // false once no further request will be read
+  bool paused_ = false;           // too many responses owed: stop reading until they drain
+  bool peer_done_sending_ = false;
+  bool continue_sent_ = false;    // 100 Continue already queued for the request in progress
+  bool writing_ = false;
+  bool lingering_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace stampede::target

@@ -1,0 +1,21 @@
+#pragma once
+// Everything `stampede target` can be told, for the CLI and for in-process use
+// (`stampede demo`, tests).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "target/delay_spec.hpp"
+#include "target/listen_address.hpp"
+
+namespace stampede::target {
+
+struct TargetOptions {
+  ListenAddress listen;                // --listen (port 0: any free port, see TargetServer::port())
+  DelaySpec delay = FixedDelay{0};     // --delay
+  std::optional<std::uint64_t> seed;   // --seed; absent: a random seed per start
+  unsigned threads = 1;                // --threads: one event loop (and acceptor) each
+  std::string truth_out;               // --truth-out: run_target_command writes the truth here at exit
+};
+
+}  // namespace stampede::target

@@ -1,0 +1,21 @@
+#include "target/target_routes.hpp"
+
+#include "target/posts_api.hpp"
+#include "target/test_helper_routes.hpp"
+
+namespace stampede::target {
+namespace {
+
+void root(const RouteRequest&, Response& response) { response.set_static(200, kText, "stampede target\n"); }
+
+}  // namespace
+
+RouteTable make_target_routes() {
+  RouteTable routes;
+  routes.add({"GET", "/", false, root});
+  add_posts_routes(routes);
+  add_test_helper_routes(routes);
+  return routes;
+}
+
+}  // namespace stampede::target

@@ -1,0 +1,113 @@
+#include "target/target_server.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/asio/ip/address.hpp>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "target/target_routes.hpp"
+#include "target/truth_collector.hpp"
+#include "target/worker.hpp"
+
+namespace stampede::target {
+
+struct TargetServer::Impl {
+  enum class Phase { Created, Running, Stopped };
+
+  explicit Impl(TargetOptions opts) : options(std::move(opts)), routes(make_target_routes()) {}
+
+  void start();
+  void stop();
+
+  TargetOptions options;
+  RouteTable routes;
+  WorkerShared shared;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::unique_ptr<TruthCollector> collector;
+  std::vector<std::thread> threads;
+  std::uint16_t port = 0;
+  Phase phase = Phase::Created;
+  std::vector<Nanos> final_held;  // the workers' record, kept after stop()
+};
+
+void TargetServer::Impl::start() {
+  if (options.threads == 0) throw std::runtime_error("--threads must be at least 1");
+  shared.routes = &routes;
+  shared.delay = options.delay;
+  shared.worker_count = options.threads;
+  const std::uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(options.listen.host, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot listen on {}: not an IP address", options.listen.host));
+  boost::asio::ip::tcp::endpoint endpoint(address, options.listen.port);
+  try {
+    for (unsigned i = 0; i < options.threads; ++i) {
+      auto worker = std::make_unique<Worker>(shared, i, seed + i);
+      worker->listen(endpoint, options.threads > 1);
+      // Port 0: the first worker's port is where the others must listen too.
+      endpoint.port(worker->port());
+      workers.push_back(std::move(worker));
+    }
+  } catch (const boost::system::system_error& e) {
+    workers.clear();
+    throw std::runtime_error(fmt::format("cannot listen on {}:{}: {}", options.listen.host, options.listen.port,
+                                         e.code().message()));
+  }
+  port = endpoint.port();
+
+  std::vector<Worker*> worker_pointers;
+  for (auto& worker : workers) worker_pointers.push_back(worker.get());
+  collector = std::make_unique<TruthCollector>(std::move(worker_pointers));
+  shared.truth = collector.get();
+  for (auto& worker : workers) threads.emplace_back([w = worker.get()] { w->run(); });
+  phase = Phase::Running;
+}
+
+void TargetServer::Impl::stop() {
+  if (phase != Phase::Running) return;
+  for (auto& worker : workers) worker->stop();
+  for (auto& thread : threads) thread.join();
+  threads.clear();
+  collector->stop();
+  // The threads are gone: the records can be read directly.
+  for (auto& worker : workers) {
+    const auto& held = worker->held_times();
+    final_held.insert(final_held.end(), held.begin(), held.end());
+  }
+  workers.clear();  // destroying each loop closes its connections
+  collector.reset();
+  phase = Phase::Stopped;
+}
+
+TargetServer::TargetServer(TargetOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+TargetServer::~TargetServer() { stop(); }
+
+void TargetServer::start() {
+  if (impl_->phase != Impl::Phase::Created) throw std::logic_error("TargetServer::start() called twice");
+  impl_->start();
+}
+
+std::uint16_t TargetServer::port() const { return impl_->port; }
+
+Truth TargetServer::truth() const {
+  if (impl_->phase == Impl::Phase::Running) return impl_->collector->collect_now();
+  auto held = impl_->final_held;
+  return compute_truth(held);
+}
+
+void TargetServer::reset_truth() {
+  if (impl_->phase == Impl::Phase::Running) {
+    impl_->collector->reset_now();
+  } else {
+    impl_->final_held.clear();
+  }
+}
+
+void TargetServer::stop() { impl_->stop(); }
+
+}  // namespace stampede::target

@@ -1,0 +1,90 @@
+#include "target/worker.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <boost/asio/socket_base.hpp>
+#include <memory>
+
+#include "target/connection.hpp"
+
+namespace stampede::target {
+namespace {
+
+using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+// Room for a million held times per worker up front, so the record rarely reallocates (and
+// copies) while requests are being timed.
+constexpr std::size_t kHeldTimesReserve = 1 << 20;
+constexpr std::size_t kReadBufferBytes = 64 * 1024;
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(50);
+
+// Out of descriptors or memory: retrying at once would spin. Said once per process.
+void report_accept_trouble(const boost::system::error_code& ec) {
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true)) {
+    fmt::print(stderr, "stampede target: accepting connections failed ({}); retrying every 50 ms\n", ec.message());
+  }
+}
+
+}  // namespace
+
+Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
+    : shared_(shared),
+      sampler_(shared.delay, seed),
+      read_buffer_(kReadBufferBytes, '\0'),
+      io_(1),
+      acceptor_(io_.get_executor()),
+      accept_backoff_(io_.get_executor()) {
+  held_.reserve(kHeldTimesReserve);
+  // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
+  route_state_.next_post_id = 4 + index;
+  route_state_.post_id_step = shared.worker_count;
+}
+
+void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  // Only when several workers listen: otherwise a second target started by mistake on the
+  // same port would silently share it instead of failing with "address in use".
+  if (share_port) acceptor_.set_option(ReusePort(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+}
+
+std::uint16_t Worker::port() const { return acceptor_.local_endpoint().port(); }
+
+void Worker::run() {
+  accept_next();
+  io_.run();
+}
+
+void Worker::stop() { io_.stop(); }
+
+void Worker::accept_next() {
+  acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {
+    if (!ec) {
+      std::make_shared<Connection>(*this, std::move(socket))->start();
+      accept_next();
+      return;
+    }
+    if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) return;
+    // The peer gave up while still queued: nothing wrong with the next one.
+    if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::interrupted) {
+      accept_next();
+      return;
+    }
+    back_off_then_accept(ec);  // EMFILE, ENFILE, ENOBUFS, ENOMEM, ...
+  });
+}
+
+void Worker::back_off_then_accept(const boost::system::error_code& ec) {
+  report_accept_trouble(ec);
+  accept_backoff_.expires_after(kAcceptBackoff);
+  accept_backoff_.async_wait([this](const boost::system::error_code& wait_ec) {
+    if (!wait_ec) accept_next();
+  });
+}
+
+}  // namespace stampede::target

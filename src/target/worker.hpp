@@ -1,0 +1,72 @@
+#pragma once
+// One event loop of the target, run by one thread: its acceptor, its connections, its delay
+// sampler and its record of held times. Nothing here is shared with other workers, so the
+// hot path takes no lock; the truth collector reaches a worker only by posting to its loop.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "target/asio_types.hpp"
+#include "target/delay_sampler.hpp"
+#include "target/http_date.hpp"
+#include "target/route_table.hpp"
+
+namespace stampede::target {
+
+class TruthCollector;
+
+// What all workers read and none change after start.
+struct WorkerShared {
+  const RouteTable* routes = nullptr;
+  TruthCollector* truth = nullptr;
+  DelaySpec delay;
+  unsigned worker_count = 1;
+};
+
+class Worker {
+ public:
+  Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Binds and listens; throws boost::system::system_error. With `share_port` the port may be
+  // bound by the other workers too (SO_REUSEPORT: the kernel spreads connections).
+  void listen(const asio::ip::tcp::endpoint& endpoint, bool share_port);
+  std::uint16_t port() const;
+
+  // Runs the loop on the calling thread until stop().
+  void run();
+  // Safe from any thread: the loop returns; connections are closed when the worker is destroyed.
+  void stop();
+
+  asio::io_context& io() { return io_; }
+  const WorkerShared& shared() const { return shared_; }
+
+  // The rest is for the worker's own thread (connections, or jobs posted to the loop).
+  std::vector<Nanos>& held_times() { return held_; }
+  DelaySampler& sampler() { return sampler_; }
+  RouteState& route_state() { return route_state_; }
+  std::string_view date_line() { return date_.header_line(); }
+  // Scratch space for reads, shared by every connection of this worker, so an idle
+  // connection owns no read buffer.
+  std::string& read_buffer() { return read_buffer_; }
+
+ private:
+  void accept_next();
+  void back_off_then_accept(const boost::system::error_code& ec);
+
+  const WorkerShared& shared_;
+  std::vector<Nanos> held_;
+  DelaySampler sampler_;
+  RouteState route_state_;
+  HttpDateCache date_;
+  std::string read_buffer_;
+  // Declared after the state above so it is destroyed first: destroying it destroys the
+  // pending handlers, which own the connections, which use that state until they go.
+  asio::io_context io_;
+  Acceptor acceptor_;
+  Timer accept_backoff_;
+};
+
+}  // namespace stampede::target

@@ -1,0 +1,47 @@
+"""The accuracy suite (CI version of bench/accuracy): at 1,000 arrivals/s against the
+built-in target, Stampede's percentiles must match the target's exact ones, and every
+request the target served must be counted once. CI tolerance: max(2%, 1 ms)."""
+import os
+import unittest
+
+from harness import Target, run, write_scenario, main
+
+SECONDS = int(os.environ.get("ACCURACY_SECONDS", "10"))
+RATE = 1000
+DISTRIBUTIONS = ["fixed:10", "uniform:5:15", "lognormal:20:0.6", "bimodal:5:300:0.015"]
+
+
+def tolerance(truth_ms, relative=0.02, absolute_ms=1.0):
+    return max(relative * truth_ms, absolute_ms)
+
+
+class Accuracy(unittest.TestCase):
+    def measure(self, delay):
+        with Target(delay=delay, seed=7) as target:
+            path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "5s", max_vus = 2000 }},
+         run = function() http.get("{target.url}/api/posts") end }}
+""")
+            r = run(["run", path, "--quiet"], timeout=SECONDS + 60)
+            self.assertEqual(r.code, 0, r)
+            return r, target.truth()
+
+    def test_percentiles_and_counts_match_the_truth(self):
+        for delay in DISTRIBUTIONS:
+            with self.subTest(delay=delay):
+                r, truth = self.measure(delay)
+                req = r.metric("http.request")
+                it = r.metric("iteration")
+                self.assertEqual(req["count"], truth["count"], f"{delay}: counted {req['count']}, served {truth['count']}\n{r}")
+                self.assertEqual(it["count"], RATE * SECONDS, r)
+                self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
+                for p in ("p50", "p95", "p99"):
+                    exact = truth[p + "_ms"]
+                    for name, row in (("http.request", req), ("iteration", it)):
+                        self.assertLessEqual(abs(row[p] - exact), tolerance(exact),
+                                             f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""A broken scenario or option is exit 2 with the file, the line where known, and what was expected."""
+import unittest
+
+from harness import run, write_scenario, main
+
+
+class BadInput(unittest.TestCase):
+    def assertUsageError(self, args, *needles):
+        r = run(args)
+        self.assertEqual(r.code, 2, r)
+        for n in needles:
+            self.assertIn(n, r.err, r)
+        return r
+
+    def test_syntax_error_names_file_and_line(self):
+        path = write_scenario("return {\n  run = function()\n    local x = \n  end\n}\n", "broken.lua")
+        self.assertUsageError(["run", path], "broken.lua:4:")
+
+    def test_runtime_error_at_load_names_file_and_line(self):
+        path = write_scenario("local x = nil\nreturn x.y\n", "loadfail.lua")
+        self.assertUsageError(["run", path], "loadfail.lua:2:")
+
+    def test_missing_run(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s" } }', "norun.lua")
+        self.assertUsageError(["run", path], "norun.lua", "run function")
+
+    def test_not_a_table(self):
+        self.assertUsageError(["run", write_scenario("return 42", "num.lua")], "num.lua", "must return a table")
+
+    def test_bad_duration_in_options(self):
+        path = write_scenario('return { options = { vus = 1, duration = "3x" }, run = function() end }', "dur.lua")
+        self.assertUsageError(["run", path], "dur.lua: options.duration", "3x")
+
+    def test_bad_stage(self):
+        path = write_scenario('return { options = { stages = { {"1s"} } }, run = function() end }', "stage.lua")
+        self.assertUsageError(["run", path], "options.stages[1]", "target")
+
+    def test_unknown_option(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s", vu = 3 }, run = function() end }', "opt.lua")
+        self.assertUsageError(["run", path], 'unknown option "vu"', "vus")
+
+    def test_no_load(self):
+        path = write_scenario("return { run = function() end }", "noload.lua")
+        self.assertUsageError(["run", path], "noload.lua", "duration")
+
+    def test_bad_cli_option(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, run = function() end }')
+        self.assertUsageError(["run", path, "--duration", "soon"], "--duration", "soon")
+        self.assertUsageError(["run", path, "--frobnicate"], "frobnicate")
+
+    def test_missing_file(self):
+        self.assertUsageError(["run", "/nonexistent/x.lua"], "/nonexistent/x.lua")
+
+    def test_setup_that_returns_a_function(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, setup = function() return { f = print } end, run = function() end }', "setup.lua")
+        self.assertUsageError(["run", path], "setup()", "JSON")
+
+    def test_bad_target_option(self):
+        self.assertUsageError(["target", "--delay", "gaussian:3"], "gaussian:3")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The HTTP client end to end through the Lua API: cookies, redirects, gzip, chunked,
+query and form encoding, named requests, status errors."""
+import unittest
+
+from harness import Target, run, write_scenario, main
+
+
+class HttpClientFeatures(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def check_all(self, lua_body, thresholds=""):
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+local base = "{self.target.url}"
+return {{ options = {{ vus = 1, duration = "300ms", thresholds = {{ {thresholds} }} }},
+         run = function(vu)
+{lua_body}
+           stampede.sleep(50)
+         end }}
+""")
+        r = run(["run", path])
+        return r
+
+    def assertAllChecksPass(self, r):
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("checks", r.out, r)
+        for line in r.out.split("checks", 1)[1].splitlines()[1:]:
+            if "%" in line:
+                self.assertIn("100.00%", line, r)
+
+    def test_cookies_persist_per_vu(self):
+        r = self.check_all("""
+           http.get(base .. "/api/cookie")
+           local who = http.get(base .. "/api/whoami")
+           stampede.check("cookie sent back", who.body:find("=", 1, true) ~= nil)
+""")
+        self.assertAllChecksPass(r)
+
+    def test_redirects_are_followed_and_limited(self):
+        r = self.check_all("""
+           local res = http.get(base .. "/redirect?to=/api/posts&n=3")
+           stampede.check("followed", res.status == 200 and res.url:find("/api/posts", 1, true) ~= nil)
+           local stopped = http.get(base .. "/redirect?to=/api/posts&n=3", { redirects = 0 })
+           stampede.check("not followed", stopped.status == 302)
+           local loop = http.get(base .. "/redirect?to=/api/posts&n=30")
+           stampede.check("too many", loop.status == 302 and loop.error_reason == "redirects")
+""")
+        self.assertAllChecksPass(r)
+
+    def test_gzip_and_chunked_bodies_are_decoded(self):
+        r = self.check_all("""
+           local g = http.get(base .. "/gzip")
+           stampede.check("gunzipped", g.status == 200 and #g.body > 0 and g.body:byte(1) ~= 0x1f)
+           local c = http.get(base .. "/chunked")
+           stampede.check("dechunked", c.status == 200 and #c.body > 0)
+""")
+        self.assertAllChecksPass(r)
+
+    def test_query_json_and_named_requests(self):
+        r = self.check_all("""
+           local res = http.get(base .. "/api/posts/1", { query = { a = "x y" }, name = "post" })
+           stampede.check("named ok", res.status == 200)
+           local created = http.post(base .. "/api/posts", { json = { title = "t", tags = {"a", "b"} }, name = "create" })
+           stampede.check("json echoed", created:json().tags[2] == "b")
+""")
+        self.assertAllChecksPass(r)
+        self.assertIsNotNone(r.metric("http.request.post"), r)
+        self.assertIsNotNone(r.metric("http.request.create"), r)
+
+    def test_status_errors_are_counted_with_the_status(self):
+        r = self.check_all("""
+           local res = http.get(base .. "/status/503")
+           stampede.check("got 503", res.status == 503)
+""")
+        self.assertAllChecksPass(r)
+        self.assertRegex(r.out, r"status 503\s+\d+")
+        self.assertRegex(r.out, r"requests: \d+ sent, 0 completed, \d+ failed")
+
+
+if __name__ == "__main__":
+    main()

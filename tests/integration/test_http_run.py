@@ -1,0 +1,135 @@
+"""`stampede run` with HTTP scenarios against the built-in target: the happy path, every
+load model, checks, custom metrics, setup/teardown, modules next to the scenario."""
+import os
+import re
+import unittest
+
+from harness import Target, run, write_scenario, main
+
+
+class HttpRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:2")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_vus_for_a_duration_with_checks_and_custom_metrics(self):
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{
+  name = "Demo.Api",
+  options = {{ vus = 4, duration = "2s", graceful_stop = "1s",
+    thresholds = {{ {{"http.request", p95 = 250, max = 2000}}, {{"status is 200", failed_rate = 0.01}},
+                   {{"iteration.errors", count = 0}} }} }},
+  setup = function() return {{ token = "abc", list = {{1, 2, 3}} }} end,
+  run = function(vu)
+    assert(vu.data.token == "abc" and #vu.data.list == 3, "setup data reaches every VU")
+    local res = http.get("{self.target.url}/api/posts", {{ headers = {{ authorization = vu.data.token }} }})
+    stampede.check("status is 200", res.status == 200)
+    stampede.check("json has posts", #res:json() > 0)
+    local created = http.post("{self.target.url}/api/posts", {{ json = {{ title = "hi from " .. vu.id }} }})
+    stampede.check("created", created.status == 201 and created:json().title == "hi from " .. vu.id)
+    stampede.measure("custom.block", function() stampede.sleep(1) end)
+    stampede.record("custom.value", 12.5)
+    stampede.increment("custom.count", 2)
+  end,
+}}
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("Demo.Api ran for", r.out)
+        req = r.metric("http.request")
+        self.assertIsNotNone(req, r)
+        self.assertGreater(req["count"], 100, r)
+        self.assertGreaterEqual(req["p50"], 2.0, r)  # the target holds each request 2 ms
+        self.assertLess(req["p50"], 10.0, r)
+        it = r.metric("iteration")
+        self.assertEqual(req["count"], 2 * it["count"], r)
+        self.assertGreaterEqual(r.metric("custom.block")["p50"], 1.0, r)
+        self.assertAlmostEqual(r.metric("custom.value")["p50"], 12.5, delta=0.05)
+        self.assertEqual(r.metric("custom.count")["count"], 2 * it["count"], r)
+        self.assertRegex(r.out, r"status is 200\s+100\.00%")
+        self.assertRegex(r.out, r"pass http\.request p95 <= 250")
+        self.assertRegex(r.out, r"requests: \d+ sent, \d+ completed, 0 failed")
+        self.assertIn("[", r.err)  # the progress line
+
+    def test_rate_mode_counts_exactly_and_records_lag(self):
+        self.target.reset()
+        path = write_scenario(f"""
+local http = require "stampede.http"
+return {{
+  options = {{ rate = 200, duration = "2s", graceful_stop = "2s" }},
+  run = function() http.get("{self.target.url}/api/posts") end,
+}}
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        self.assertEqual(r.metric("iteration")["count"], 400, r)
+        self.assertEqual(r.metric("http.request")["count"], 400, r)
+        self.assertIsNotNone(r.metric("iteration.lag"), r)
+        self.assertEqual(self.target.truth()["count"], 400)
+
+    def test_cli_overrides_the_scenario_load(self):
+        path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 50, duration = "1m" }},
+         run = function() http.get("{self.target.url}/api/posts") end }}
+""")
+        r = run(["run", path, "--rate", "100", "--duration", "1s", "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        self.assertEqual(r.metric("iteration")["count"], 100, r)
+        self.assertNotIn("vus 50", r.err)
+
+    def test_stages_ramp_vus_up_and_down(self):
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ options = {{ stages = {{ {{"1s", 6}}, {{"1s", 6}}, {{"1s", 0}} }} }},
+         run = function(vu) http.get("{self.target.url}/api/posts"); stampede.sleep(10) end }}
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        m = re.search(r"^vus\s+max (\d+)", r.out, re.M)
+        self.assertIsNotNone(m, r)
+        self.assertEqual(int(m.group(1)), 6, r)
+        self.assertRegex(r.out, r"ran for 3\.\ds")
+
+    def test_scenarios_require_their_own_modules(self):
+        d = os.path.dirname(write_scenario("return { greet = function(n) return 'hi ' .. n end }", "helpers.lua"))
+        path = write_scenario("""
+local helpers = require "helpers"
+local stampede = require "stampede"
+return { options = { vus = 1, duration = "300ms" },
+         run = function(vu) stampede.check("module loaded", helpers.greet(vu.id) == "hi " .. vu.id); stampede.sleep(50) end }
+""", directory=d)
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"module loaded\s+100\.00%")
+
+    def test_teardown_receives_setup_data(self):
+        marker = write_scenario("", "marker.txt")
+        path = write_scenario(f"""
+return {{ options = {{ vus = 1, duration = "200ms" }},
+         setup = function() return {{ n = 42 }} end,
+         run = function() require("stampede").sleep(20) end,
+         teardown = function(data) local f = io.open("{marker}", "w"); f:write(tostring(data.n)); f:close() end }}
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        with open(marker) as f:
+            self.assertEqual(f.read(), "42")
+
+    def test_several_files_run_one_after_the_other(self):
+        a = write_scenario('return { name = "First", options = { vus = 1, duration = "200ms" }, run = function() require("stampede").sleep(10) end }', "a.lua")
+        b = write_scenario('return { name = "Second", options = { vus = 1, duration = "200ms" }, run = function() require("stampede").sleep(10) end }', "b.lua")
+        r = run(["run", a, b])
+        self.assertEqual(r.code, 0, r)
+        self.assertLess(r.out.index("First ran for"), r.out.index("Second ran for"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Ctrl-C never loses what was measured: the summary and verdicts are still printed."""
+import unittest
+
+from harness import Target, run, write_scenario, main
+
+
+class Interrupt(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:50")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def scenario(self, graceful):
+        return write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 5, duration = "1m", graceful_stop = "{graceful}",
+                    thresholds = {{ {{"http.request", p95 = 5000}} }} }},
+         run = function() http.get("{self.target.url}/api/posts") end }}
+""")
+
+    def test_first_ctrl_c_finishes_running_iterations_then_summarises(self):
+        r = run(["run", self.scenario("5s")], input_signal_after=1.5, timeout=30)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("interrupted", r.err)
+        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
+        self.assertRegex(r.out, r"pass http\.request p95")
+
+    def test_second_ctrl_c_stops_at_once_and_still_summarises(self):
+        slow = Target(delay="fixed:3000")
+        try:
+            path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
+         run = function() http.get("{slow.url}/api/posts") end }}
+""")
+            r = run(["run", path], input_signal_after=1.0, second_signal_after=1.5, timeout=30)
+        finally:
+            slow.close()
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("interrupted again", r.err)
+        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertRegex(r.out, r"3 in flight at the end")
+
+
+if __name__ == "__main__":
+    main()

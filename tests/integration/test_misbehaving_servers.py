@@ -1,0 +1,114 @@
+"""Servers that refuse, send garbage, close early or stall cost an error count with the
+reason: never a crash, never a hang."""
+import socket
+import threading
+import unittest
+
+from harness import free_port, run, write_scenario, main
+
+
+class BadServer:
+    """A TCP server that answers every connection with `behaviour(conn)`."""
+
+    def __init__(self, behaviour):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.behaviour = behaviour
+        self.stopping = False
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        while not self.stopping:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        try:
+            conn.recv(65536)
+            self.behaviour(conn)
+        except OSError:
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopping = True
+        self.sock.close()
+
+
+def scenario_for(url, timeout="500ms"):
+    return write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ options = {{ vus = 2, duration = "1s" }},
+         run = function()
+           local res = http.get("{url}", {{ timeout = "{timeout}" }})
+           stampede.check("no response", res.status == 0)
+           stampede.sleep(20)
+         end }}
+""")
+
+
+class MisbehavingServers(unittest.TestCase):
+    def run_against(self, behaviour, reason, timeout="500ms"):
+        server = BadServer(behaviour)
+        try:
+            r = run(["run", scenario_for(f"http://127.0.0.1:{server.port}/", timeout)], timeout=60)
+        finally:
+            server.close()
+        self.assertEqual(r.code, 0, r)
+        errors = r.metric("http.request.errors")
+        self.assertIsNotNone(errors, r)
+        self.assertGreater(errors["count"], 0, r)
+        self.assertRegex(r.out, rf"\n\s+{reason}\s+\d+", r)
+        self.assertRegex(r.out, r"no response\s+100\.00%")
+        return r
+
+    def test_connection_refused(self):
+        port = free_port()  # nothing listens there
+        r = run(["run", scenario_for(f"http://127.0.0.1:{port}/")])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"\n\s+refused\s+\d+", r)
+
+    def test_garbage(self):
+        self.run_against(lambda c: c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"), "protocol")
+
+    def test_close_before_any_response(self):
+        self.run_against(lambda c: None, "closed")
+
+    def test_close_mid_body(self):
+        self.run_against(lambda c: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly some"), "closed")
+
+    def test_stall_is_a_timeout(self):
+        stop = threading.Event()
+        r = self.run_against(lambda c: stop.wait(5), "timeout", timeout="200ms")
+        stop.set()
+        self.assertIn("timeout", r.out)
+
+    def test_malformed_url_is_named(self):
+        path = write_scenario("""
+local res = nil
+return { options = { vus = 1, duration = "300ms" },
+         run = function()
+           local r = require("stampede.http").get("http://exa mple.com:99999/")
+           require("stampede").check("url error", r.status == 0 and r.error:find("exa mple", 1, true) ~= nil)
+           require("stampede").sleep(50)
+         end }
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"url error\s+100\.00%")
+        self.assertRegex(r.out, r"\n\s+url\s+\d+")
+
+
+if __name__ == "__main__":
+    main()

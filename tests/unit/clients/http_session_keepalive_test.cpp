@@ -1,0 +1,182 @@
+// Keep-alive: reuse per origin, more connections for concurrent requests, the idle cap,
+// and what happens when the server closes a connection we meant to reuse.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "clients/http_fixture.hpp"
+#include "clients/scripted_server.hpp"
+
+namespace stampede::testing {
+namespace {
+
+using clients::HttpRequest;
+using clients::HttpSession;
+
+// Answers every request on the connection with 200 and the request's target as the body.
+void echo_target(ServerConnection& conn) {
+  while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
+}
+
+class KeepAlive : public HttpFixture {};
+
+TEST_F(KeepAlive, SequentialRequestsShareOneConnection) {
+  ScriptedServer server(echo_target);
+  HttpSession session(ctx);
+  for (int i = 0; i < 5; ++i) {
+    auto res = get(session, server.url("/n" + std::to_string(i)));
+    EXPECT_EQ(res.error, "");
+    EXPECT_EQ(res.status, 200);
+    EXPECT_EQ(res.body, "/n" + std::to_string(i));
+  }
+  EXPECT_EQ(server.accepted(), 1);
+  EXPECT_EQ(session.idle_connections(), 1u);
+}
+
+TEST_F(KeepAlive, ConcurrentRequestsOpenMoreConnectionsThenReuseThem) {
+  ScriptedServer server(echo_target);
+  HttpSession session(ctx);
+  std::vector<HttpRequest> batch(3);
+  for (auto& r : batch) r.url = server.url("/c");
+  for (const auto& res : fetch_all(session, batch)) EXPECT_EQ(res.status, 200) << res.error;
+  EXPECT_EQ(server.accepted(), 3);
+  EXPECT_EQ(session.idle_connections(), 3u);
+
+  for (const auto& res : fetch_all(session, batch)) EXPECT_EQ(res.status, 200) << res.error;
+  EXPECT_EQ(server.accepted(), 3);
+}
+
+TEST_F(KeepAlive, AtMostSixConnectionsStayIdlePerOrigin) {
+  ScriptedServer server(echo_target);
+  HttpSession session(ctx);
+  std::vector<HttpRequest> batch(8);
+  for (auto& r : batch) r.url = server.url("/");
+  for (const auto& res : fetch_all(session, batch)) EXPECT_EQ(res.status, 200) << res.error;
+  EXPECT_EQ(server.accepted(), 8);
+  EXPECT_EQ(session.idle_connections(), 6u);
+}
+
+TEST_F(KeepAlive, OriginsArePooledSeparately) {
+  ScriptedServer a(echo_target);
+  ScriptedServer b(echo_target);
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, a.url("/")).status, 200);
+  EXPECT_EQ(get(session, b.url("/")).status, 200);
+  EXPECT_EQ(get(session, a.url("/")).status, 200);
+  EXPECT_EQ(get(session, b.url("/", "localhost")).status, 200);  // another host name: another origin
+  EXPECT_EQ(a.accepted(), 1);
+  EXPECT_EQ(b.accepted(), 2);
+  EXPECT_EQ(session.idle_connections(), 3u);
+}
+
+TEST_F(KeepAlive, ConnectionCloseIsHonoured) {
+  ScriptedServer server([](ServerConnection& conn) {
+    if (conn.read_request()) conn.send(http_response(200, "bye", "connection: close\r\n"));
+    conn.close();
+  });
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url()).body, "bye");
+  EXPECT_EQ(session.idle_connections(), 0u);
+  EXPECT_EQ(get(session, server.url()).body, "bye");
+  EXPECT_EQ(server.accepted(), 2);
+}
+
+TEST_F(KeepAlive, IdleConnectionClosedByServerIsNotReusedEvenForPost) {
+  // The server answers once and closes; by the next request the FIN has arrived, so the
+  // session sees the connection is dead before writing on it.
+  ScriptedServer server([](ServerConnection& conn) {
+    if (auto req = conn.read_request()) conn.send(http_response(200, req->method));
+    conn.close();
+  });
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url()).body, "GET");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  HttpRequest post;
+  post.method = "POST";
+  post.url = server.url();
+  post.body = "x=1";
+  auto res = fetch(session, post);
+  EXPECT_EQ(res.error, "");
+  EXPECT_EQ(res.body, "POST");
+  EXPECT_EQ(server.accepted(), 2);
+}
+
+// The race no liveness check can see: the server takes the request, then closes without
+// answering (as when its idle timeout fires just as the request arrives).
+void answer_first_then_drop(ServerConnection& conn) {
+  if (conn.number() == 1) {
+    if (auto req = conn.read_request()) conn.send(http_response(200, "first"));
+    conn.read_request();
+    conn.close();
+    return;
+  }
+  echo_target(conn);
+}
+
+TEST_F(KeepAlive, GetIsRetriedOnceOnAFreshConnectionWhenAReusedOneDrops) {
+  ScriptedServer server(answer_first_then_drop);
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url("/a")).body, "first");
+  auto res = get(session, server.url("/b"));
+  EXPECT_EQ(res.error, "");
+  EXPECT_EQ(res.body, "/b");
+  EXPECT_EQ(server.accepted(), 2);
+  auto snapshot = take();
+  EXPECT_EQ(errors(snapshot, "closed"), 0u);
+  EXPECT_EQ(snapshot.requests.sent, 2u);  // the retry is the same request
+  EXPECT_EQ(snapshot.requests.completed, 2u);
+}
+
+TEST_F(KeepAlive, PostIsNotRetried) {
+  ScriptedServer server(answer_first_then_drop);
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url("/a")).body, "first");
+  HttpRequest post;
+  post.method = "POST";
+  post.url = server.url("/b");
+  post.body = "once";
+  auto res = fetch(session, post);
+  EXPECT_EQ(res.error_reason, "closed");
+  EXPECT_EQ(res.status, 0);
+  EXPECT_NE(res.error.find(server.url("/b")), std::string::npos) << res.error;
+  EXPECT_EQ(server.accepted(), 1);
+  EXPECT_EQ(server.requests().size(), 2u);
+}
+
+TEST_F(KeepAlive, RetryHappensOnlyOnce) {
+  // Every connection drops the request it should answer second; the retry's fresh
+  // connection drops its first one too.
+  ScriptedServer server([](ServerConnection& conn) {
+    if (conn.number() == 1) {
+      if (conn.read_request()) conn.send(http_response(200, "first"));
+    }
+    conn.read_request();
+    conn.close();
+  });
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url()).body, "first");
+  auto res = get(session, server.url());
+  EXPECT_EQ(res.error_reason, "closed");
+  EXPECT_EQ(server.accepted(), 2);
+}
+
+TEST_F(KeepAlive, ResetOnReusedConnectionIsRetriedForGet) {
+  ScriptedServer server([](ServerConnection& conn) {
+    if (conn.number() == 1) {
+      if (conn.read_request()) conn.send(http_response(200, "first"));
+      conn.read_request();
+      conn.reset();
+      return;
+    }
+    echo_target(conn);
+  });
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url()).body, "first");
+  auto res = get(session, server.url("/again"));
+  EXPECT_EQ(res.error, "");
+  EXPECT_EQ(res.body, "/again");
+}
+
+}  // namespace
+}  // namespace stampede::testing

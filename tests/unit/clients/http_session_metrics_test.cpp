@@ -1,0 +1,64 @@
+// What the session records: service time from the write to the last byte, per name, and
+// the request tally.
+#include <gtest/gtest.h>
+
+#include "clients/http_fixture.hpp"
+#include "clients/scripted_server.hpp"
+
+namespace stampede::testing {
+namespace {
+
+using clients::HttpRequest;
+using clients::HttpSession;
+
+class Metrics : public HttpFixture {};
+
+TEST_F(Metrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
+  constexpr auto kThink = std::chrono::milliseconds(30);
+  ScriptedServer server([&](ServerConnection& conn) {
+    while (conn.read_request()) {
+      std::this_thread::sleep_for(kThink);
+      conn.send("HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n01234");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the last byte comes later
+      conn.send("56789");
+    }
+  });
+  HttpSession session(ctx);
+  HttpRequest req;
+  req.url = server.url();
+  req.name = "slow";
+  auto res = fetch(session, req);
+  ASSERT_EQ(res.body, "0123456789");
+  EXPECT_GE(res.duration, 40 * kMilli);
+  EXPECT_LT(res.duration, 80 * kMilli);
+
+  auto snapshot = take();
+  const auto* timing = metric(snapshot, "http.request");
+  ASSERT_NE(timing, nullptr);
+  EXPECT_EQ(timing->histogram.count(), 1u);
+  EXPECT_NEAR(static_cast<double>(timing->histogram.max()), static_cast<double>(res.duration), 0.001 * res.duration);
+  EXPECT_EQ(timing_count(snapshot, "http.request.slow"), 1u);
+  EXPECT_EQ(snapshot.requests.sent, 1u);
+  EXPECT_EQ(snapshot.requests.completed, 1u);
+  EXPECT_EQ(snapshot.requests.failed, 0u);
+}
+
+TEST_F(Metrics, ManyRequestsAreEachCountedOnce) {
+  ScriptedServer server([](ServerConnection& conn) {
+    while (auto req = conn.read_request()) {
+      conn.send(req->target == "/bad" ? http_response(404) : http_response(200, "ok"));
+    }
+  });
+  HttpSession session(ctx);
+  for (int i = 0; i < 50; ++i) get(session, server.url(i % 5 == 0 ? "/bad" : "/good"));
+  auto snapshot = take();
+  EXPECT_EQ(timing_count(snapshot, "http.request"), 50u);
+  EXPECT_EQ(errors(snapshot, "status 404"), 10u);
+  EXPECT_EQ(snapshot.requests.sent, 50u);
+  EXPECT_EQ(snapshot.requests.completed, 40u);
+  EXPECT_EQ(snapshot.requests.failed, 10u);
+  EXPECT_EQ(server.accepted(), 1);
+}
+
+}  // namespace
+}  // namespace stampede::testing

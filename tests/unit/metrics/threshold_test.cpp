@@ -1,0 +1,188 @@
+#include "metrics/threshold.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "metrics/metric_table.hpp"
+
+namespace stampede::metrics {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+// A run of 10 seconds: 100 requests from 1ms to 100ms, 3 refused connections, checks
+// with 2 failures out of 50, a VU gauge, and a timing and a counter that never fired.
+class Thresholds : public ::testing::Test {
+ protected:
+  Thresholds() {
+    MetricSink sink(registry);
+    const MetricId latency = sink.id("http.request", Kind::Timing);
+    for (int i = 1; i <= 100; ++i) sink.record(latency, i * kMs);
+    const MetricId errors = sink.id("http.request.errors", Kind::Counter);
+    for (int i = 0; i < 3; ++i) sink.add_error(errors, "refused");
+    const MetricId check = sink.id("status is 200", Kind::Check);
+    for (int i = 0; i < 50; ++i) sink.check(check, i >= 2);
+    sink.set_gauge(sink.id("vus", Kind::Gauge), 20);
+    sink.id("ws.connect", Kind::Timing);
+    sink.id("iteration.errors", Kind::Counter);
+    Summary summary;
+    summary.add(sink.take(0));
+    table = make_metric_table(summary, registry);
+  }
+
+  ThresholdResult judge_(const std::string& metric, const std::string& aggregation, double limit) {
+    return judge({metric, aggregation, limit, "test.lua"}, table, 10.0);
+  }
+
+  Registry registry;
+  MetricTable table;
+};
+
+TEST_F(Thresholds, TimingAggregationsAreInMilliseconds) {
+  struct Case {
+    const char* aggregation;
+    double expected_ms;
+  };
+  for (const Case c : {Case{"min", 1}, Case{"max", 100}, Case{"mean", 50.5}, Case{"p50", 50},
+                       Case{"p90", 90}, Case{"p95", 95}, Case{"p99", 99}}) {
+    const ThresholdResult r = judge_("http.request", c.aggregation, 1000);
+    EXPECT_TRUE(r.judged) << c.aggregation;
+    EXPECT_TRUE(r.pass) << c.aggregation;
+    // Within the histogram's 0.05%.
+    EXPECT_NEAR(r.value, c.expected_ms, c.expected_ms / 2000) << c.aggregation;
+  }
+}
+
+TEST_F(Thresholds, PassesAtTheLimitAndFailsAbove) {
+  const ThresholdResult at = judge_("http.request", "max", 100);
+  EXPECT_TRUE(at.pass);
+  EXPECT_EQ(at.message, "max 100ms <= 100ms");
+  const ThresholdResult above = judge_("http.request", "max", 50);
+  EXPECT_FALSE(above.pass);
+  EXPECT_TRUE(above.judged);
+  EXPECT_EQ(above.message, "max 100ms > 50ms");
+  EXPECT_EQ(above.spec.source, "test.lua");
+}
+
+TEST_F(Thresholds, CountAndRateWorkForEveryKind) {
+  EXPECT_EQ(judge_("http.request", "count", 1e9).value, 100);
+  EXPECT_EQ(judge_("http.request", "rate", 1e9).value, 10);  // 100 over 10 s
+  EXPECT_EQ(judge_("http.request.errors", "count", 1e9).value, 3);
+  EXPECT_DOUBLE_EQ(judge_("http.request.errors", "rate", 1e9).value, 0.3);
+  EXPECT_EQ(judge_("status is 200", "count", 1e9).value, 50);
+  EXPECT_EQ(judge_("vus", "count", 1e9).value, 1);
+
+  const ThresholdResult errors = judge_("http.request.errors", "count", 0);
+  EXPECT_FALSE(errors.pass);
+  EXPECT_EQ(errors.message, "count 3 > 0");
+}
+
+TEST_F(Thresholds, CheckAggregations) {
+  EXPECT_EQ(judge_("status is 200", "failed", 5).value, 2);
+  const ThresholdResult rate = judge_("status is 200", "failed_rate", 0.01);
+  EXPECT_DOUBLE_EQ(rate.value, 0.04);
+  EXPECT_FALSE(rate.pass);
+  EXPECT_TRUE(judge_("status is 200", "failed_rate", 0.05).pass);
+}
+
+TEST_F(Thresholds, ACounterThatNeverFiredIsZero) {
+  const ThresholdResult r = judge_("iteration.errors", "count", 0);
+  EXPECT_TRUE(r.judged);
+  EXPECT_TRUE(r.pass);
+  EXPECT_EQ(r.value, 0);
+}
+
+TEST_F(Thresholds, NoSamplesFails) {
+  const ThresholdResult unknown = judge_("http.requests", "p95", 1e9);
+  EXPECT_FALSE(unknown.pass);
+  EXPECT_FALSE(unknown.judged);
+  EXPECT_EQ(unknown.message, "no samples: \"http.requests\" was never recorded");
+
+  const ThresholdResult silent = judge_("ws.connect", "p95", 1e9);
+  EXPECT_FALSE(silent.pass);
+  EXPECT_EQ(silent.message, "no samples: \"ws.connect\" recorded nothing");
+
+  // Even `count <= huge` must not pass on a timing that recorded nothing.
+  EXPECT_FALSE(judge_("ws.connect", "count", 1e9).pass);
+}
+
+TEST_F(Thresholds, KindMismatchFails) {
+  const ThresholdResult r = judge_("http.request.errors", "p95", 1e9);
+  EXPECT_FALSE(r.pass);
+  EXPECT_FALSE(r.judged);
+  EXPECT_EQ(r.message, "p95 applies to a timing, but \"http.request.errors\" is a counter");
+  EXPECT_EQ(judge_("http.request", "failed_rate", 1).message,
+            "failed_rate applies to a check, but \"http.request\" is a timing");
+}
+
+TEST_F(Thresholds, UnknownAggregationFailsWithTheValidOnes) {
+  const ThresholdResult r = judge_("http.request", "p98", 1e9);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.message, validate_aggregation("p98"));
+  EXPECT_EQ(validate_aggregation("p98"),
+            "unknown aggregation \"p98\": use min, mean, p50, p90, p95, p99 or max (timings, in ms), "
+            "failed or failed_rate (checks), count or rate (any metric)");
+  for (const char* ok : {"min", "mean", "p50", "p90", "p95", "p99", "max", "failed", "failed_rate",
+                         "count", "rate"}) {
+    EXPECT_EQ(validate_aggregation(ok), "") << ok;
+  }
+}
+
+TEST_F(Thresholds, UnitsOfAggregations) {
+  EXPECT_EQ(aggregation_unit("p99"), AggregationUnit::Milliseconds);
+  EXPECT_EQ(aggregation_unit("failed"), AggregationUnit::Count);
+  EXPECT_EQ(aggregation_unit("failed_rate"), AggregationUnit::Ratio);
+  EXPECT_EQ(aggregation_unit("rate"), AggregationUnit::PerSecond);
+}
+
+TEST_F(Thresholds, RateNeedsADurationAndNaNNeverPasses) {
+  const ThresholdResult r = judge({"http.request", "rate", 1e9, ""}, table, 0);
+  EXPECT_FALSE(r.pass);
+  EXPECT_FALSE(r.judged);
+  EXPECT_FALSE(judge_("http.request", "p95", std::nan("")).pass);
+}
+
+TEST(MetricTable, ListsEveryRegisteredMetricByName) {
+  Registry registry;
+  registry.intern("zeta", Kind::Counter);
+  registry.intern("alpha", Kind::Timing);
+  registry.intern("_internal", Kind::Counter);
+  Summary summary;
+  Snapshot s;
+  s.metrics.resize(1);
+  s.metrics[0].present = true;
+  s.metrics[0].count = 4;
+  summary.add(s);
+  const MetricTable table = make_metric_table(summary, registry);
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].name, "_internal");
+  EXPECT_EQ(table[1].name, "alpha");
+  EXPECT_EQ(table[2].name, "zeta");
+  EXPECT_EQ(table[2].data.count, 4u);
+  EXPECT_FALSE(table[1].data.present);
+  ASSERT_NE(find_metric(table, "zeta"), nullptr);
+  EXPECT_EQ(find_metric(table, "zeta")->kind, Kind::Counter);
+  EXPECT_EQ(find_metric(table, "beta"), nullptr);
+}
+
+TEST(Summary, LateSecondsRaiseTheGaugeMaxButNotTheLast) {
+  Summary summary;
+  EXPECT_TRUE(summary.empty());
+  Snapshot s;
+  s.metrics.resize(1);
+  s.metrics[0].present = true;
+  s.second = 5;
+  s.metrics[0].gauge_last = s.metrics[0].gauge_max = 10;
+  summary.add(s);
+  s.second = 3;
+  s.metrics[0].gauge_last = s.metrics[0].gauge_max = 40;
+  summary.add(s);
+  EXPECT_EQ(summary.first_second, 3);
+  EXPECT_EQ(summary.last_second, 5);
+  EXPECT_EQ(summary.metrics[0].gauge_max, 40);
+  EXPECT_EQ(summary.metrics[0].gauge_last, 10);
+}
+
+}  // namespace
+}  // namespace stampede::metrics

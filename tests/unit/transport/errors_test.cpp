@@ -1,0 +1,66 @@
+// The words a user reads when a connection fails.
+#include "transport/errors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/system/errc.hpp>
+
+namespace stampede::transport {
+namespace {
+
+namespace asio_error = boost::asio::error;
+using boost::system::errc::make_error_code;
+using boost::system::errc::errc_t;
+
+std::string reason(Step step, boost::system::error_code code) {
+  return std::string(failure_reason(Failure{step, code, {}}));
+}
+
+TEST(Errors, ReasonsByStep) {
+  EXPECT_EQ(reason(Step::resolve, asio_error::host_not_found), "dns");
+  EXPECT_EQ(reason(Step::open, make_error_code(errc_t::too_many_files_open)), "fd");
+  EXPECT_EQ(reason(Step::open, make_error_code(errc_t::too_many_files_open_in_system)), "fd");
+  EXPECT_EQ(reason(Step::bind, make_error_code(errc_t::address_in_use)), "ports");
+  EXPECT_EQ(reason(Step::connect, make_error_code(errc_t::address_not_available)), "ports");
+  EXPECT_EQ(reason(Step::connect, asio_error::connection_refused), "refused");
+  EXPECT_EQ(reason(Step::connect, asio_error::timed_out), "timeout");
+  EXPECT_EQ(reason(Step::connect, asio_error::network_unreachable), "refused");
+  EXPECT_EQ(reason(Step::handshake, asio_error::connection_reset), "tls");
+  EXPECT_EQ(reason(Step::read, asio_error::eof), "closed");
+  EXPECT_EQ(reason(Step::read, boost::asio::ssl::error::stream_truncated), "closed");
+  EXPECT_EQ(reason(Step::read, asio_error::connection_reset), "reset");
+  EXPECT_EQ(reason(Step::write, asio_error::broken_pipe), "reset");
+  EXPECT_EQ(reason(Step::write, asio_error::operation_aborted), "closed");
+}
+
+TEST(Errors, OutOfDescriptorsGivesTheRemedies) {
+  const std::string text = describe_failure(Failure{Step::open, make_error_code(errc_t::too_many_files_open), {}});
+  EXPECT_NE(text.find("file descriptors"), std::string::npos) << text;
+  EXPECT_NE(text.find("fewer VUs per process"), std::string::npos) << text;
+  EXPECT_NE(text.find("more processes"), std::string::npos) << text;
+  EXPECT_NE(text.find("ulimit -n"), std::string::npos) << text;
+}
+
+TEST(Errors, OutOfPortsPointsToSourceAddresses) {
+  const std::string text =
+      describe_failure(Failure{Step::connect, make_error_code(errc_t::address_not_available), "127.0.0.1:80"});
+  EXPECT_NE(text.find("ephemeral ports"), std::string::npos) << text;
+  EXPECT_NE(text.find("local_addresses"), std::string::npos) << text;
+  EXPECT_NE(text.find("127.0.0.1:80"), std::string::npos) << text;
+}
+
+TEST(Errors, PeerGoneIsWhatAKeepAliveRetryMayFollow) {
+  EXPECT_TRUE(is_peer_gone(asio_error::eof));
+  EXPECT_TRUE(is_peer_gone(asio_error::connection_reset));
+  EXPECT_TRUE(is_peer_gone(asio_error::broken_pipe));
+  EXPECT_TRUE(is_peer_gone(boost::asio::ssl::error::stream_truncated));
+  EXPECT_FALSE(is_peer_gone(asio_error::timed_out));
+  EXPECT_FALSE(is_peer_gone(asio_error::operation_aborted));
+}
+
+TEST(Errors, NoCertificateProblemWithoutAConnection) { EXPECT_EQ(certificate_problem(nullptr), ""); }
+
+}  // namespace
+}  // namespace stampede::transport
