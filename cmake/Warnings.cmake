@@ -1,7 +1,8 @@
 add_library(stampede_warnings INTERFACE)
 target_compile_options(stampede_warnings INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wcast-align
-  -Wno-missing-field-initializers)
+  -Wall -Wextra -Wpedantic -Wnon-virtual-dtor -Wcast-align -Wno-missing-field-initializers
+  # GCC can limit shadowing warnings to locals; clang has no such option.
+  $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>)
 if(STAMPEDE_WERROR)
   target_compile_options(stampede_warnings INTERFACE -Werror)
 endif()
