@@ -232,15 +232,16 @@ void Connection::flush() {
     }
     writing_ = true;
     const auto rest = asio::buffer(out_) + (ec ? 0 : written);
-    asio::async_write(socket_, rest, [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
-      self->writing_ = false;
-      if (write_ec || self->closed_) {
-        self->close();
-        return;
-      }
-      self->finish_write();
-      self->flush();
-    });
+    asio::async_write(socket_, rest,
+                      [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
+                        self->writing_ = false;
+                        if (write_ec || self->closed_) {
+                          self->close();
+                          return;
+                        }
+                        self->finish_write();
+                        self->flush();
+                      });
     return;
   }
 }

@@ -40,7 +40,10 @@ std::optional<DelaySpec> parse_delay_spec(std::string_view text, std::string* er
 
   const auto fields = split_fields(text);
   const auto kind = fields.front();
-  const std::size_t want = kind == "fixed" ? 1 : kind == "uniform" || kind == "lognormal" ? 2 : kind == "bimodal" ? 3 : 0;
+  const std::size_t want = kind == "fixed"                            ? 1
+                           : kind == "uniform" || kind == "lognormal" ? 2
+                           : kind == "bimodal"                        ? 3
+                                                                      : 0;
   if (want == 0) return fail(fmt::format("unknown distribution \"{}\"", kind));
   if (fields.size() - 1 != want) {
     return fail(fmt::format("{} takes {} number{}, got {}", kind, want, want == 1 ? "" : "s", fields.size() - 1));

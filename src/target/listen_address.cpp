@@ -9,7 +9,9 @@ namespace stampede::target {
 
 std::optional<ListenAddress> parse_listen_address(std::string_view text, std::string* error) {
   const auto fail = [&](std::string_view why) -> std::optional<ListenAddress> {
-    if (error) *error = fmt::format("invalid listen address \"{}\": {}; expected HOST:PORT, [IPV6]:PORT or PORT", text, why);
+    if (error) {
+      *error = fmt::format("invalid listen address \"{}\": {}; expected HOST:PORT, [IPV6]:PORT or PORT", text, why);
+    }
     return std::nullopt;
   };
 

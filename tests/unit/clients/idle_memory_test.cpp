@@ -68,6 +68,18 @@ void* operator new(std::size_t n, std::align_val_t a) {
   count_in(p);
   return p;
 }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  count_in(p);
+  return p;
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(n, a);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
 void operator delete(void* p) noexcept {
   count_out(p);
   std::free(p);
@@ -75,6 +87,8 @@ void operator delete(void* p) noexcept {
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 void operator delete(void* p, std::align_val_t) noexcept { operator delete(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { operator delete(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { operator delete(p); }
 
 namespace stampede::testing {
 namespace {
