@@ -63,6 +63,28 @@ void RunOutput::warn(const std::string& message) {
   std::fprintf(stderr, "warning: %s\n", message.c_str());
 }
 
+// Running out of file descriptors or source ports is the generator's limit, not the
+// server's: say so once, with what to do, instead of leaving it in an error breakdown.
+void RunOutput::hint_at_limits(const metrics::MetricTable& table) {
+  std::uint64_t fd = 0, ports = 0;
+  for (const auto& m : table) {
+    if (m.kind != metrics::Kind::Counter) continue;
+    if (auto it = m.data.reasons.find("fd"); it != m.data.reasons.end()) fd += it->second;
+    if (auto it = m.data.reasons.find("ports"); it != m.data.reasons.end()) ports += it->second;
+  }
+  if (fd > 0)
+    std::fprintf(stderr,
+                 "note: %llu connections failed because this process ran out of file descriptors (ulimit -n is %ld). "
+                 "Run fewer VUs per process, spread the load over more processes (MPI ranks), or raise `ulimit -n`.\n",
+                 static_cast<unsigned long long>(fd), sysconf(_SC_OPEN_MAX));
+  if (ports > 0)
+    std::fprintf(stderr,
+                 "note: %llu connections failed because no local port was free for the target address. "
+                 "Spread connections over more source addresses with --local-addresses 127.0.0.2-127.0.0.50 "
+                 "(or options.local_addresses), or add target addresses.\n",
+                 static_cast<unsigned long long>(ports));
+}
+
 int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
   std::lock_guard lock(mutex_);
   clear_progress_locked();
@@ -89,6 +111,7 @@ int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>&
   }
   std::fputs(report::render_summary_table(model).c_str(), stdout);
   std::fflush(stdout);
+  hint_at_limits(model.metrics);
   return failed ? 1 : 0;
 }
 

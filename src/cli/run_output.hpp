@@ -8,6 +8,7 @@
 
 #include "common/load_shape.hpp"
 #include "metrics/collector.hpp"
+#include "metrics/metric_table.hpp"
 #include "metrics/threshold.hpp"
 #include "report/progress_line.hpp"
 
@@ -30,6 +31,7 @@ class RunOutput {
 
  private:
   void clear_progress_locked();
+  void hint_at_limits(const metrics::MetricTable& table);
 
   std::string scenario_;
   LoadShape shape_;

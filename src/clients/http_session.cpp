@@ -301,8 +301,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   void begin_hop(Target next) {
     if (!target_.origin.empty() && next.origin != target_.origin) {
-      // Credentials and a forced Host header were meant for the first origin only.
+      // Credentials, cookies and a Host header given by the script were meant for the first
+      // origin only (as curl does); the jar's cookies follow their own domain rules.
       host_override_.clear();
+      user_cookie_.clear();
       std::erase_if(req_.headers, [](const auto& h) { return iequals(h.first, "authorization"); });
     }
     target_ = std::move(next);

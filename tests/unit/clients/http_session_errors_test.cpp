@@ -38,7 +38,7 @@ class ClosedPort {
   std::uint16_t port_ = 0;
 };
 
-class Errors : public HttpFixture {
+class HttpErrors : public HttpFixture {
  protected:
   void expect_error(const HttpResponse& res, const std::string& reason, const std::string& url) {
     EXPECT_EQ(res.error_reason, reason) << res.error;
@@ -47,7 +47,7 @@ class Errors : public HttpFixture {
   }
 };
 
-TEST_F(Errors, ConnectionRefused) {
+TEST_F(HttpErrors, ConnectionRefused) {
   ClosedPort port;
   HttpSession session(ctx);
   auto res = get(session, port.url());
@@ -60,14 +60,14 @@ TEST_F(Errors, ConnectionRefused) {
   EXPECT_EQ(snapshot.requests.failed, 1u);
 }
 
-TEST_F(Errors, RefusedOnEveryAddressOfLocalhost) {
+TEST_F(HttpErrors, RefusedOnEveryAddressOfLocalhost) {
   ClosedPort port;
   HttpSession session(ctx);
   const std::string url = "http://localhost:" + port.url().substr(std::string("http://127.0.0.1:").size());
   expect_error(get(session, url), "refused", url);
 }
 
-TEST_F(Errors, GarbageResponseIsAProtocolError) {
+TEST_F(HttpErrors, GarbageResponseIsAProtocolError) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("SSH-2.0-OpenSSH_9.2\r\n\r\n");
     conn.wait_for_close();
@@ -78,7 +78,7 @@ TEST_F(Errors, GarbageResponseIsAProtocolError) {
   EXPECT_EQ(errors(take(), "protocol"), 1u);
 }
 
-TEST_F(Errors, CloseMidBodyIsClosed) {
+TEST_F(HttpErrors, CloseMidBodyIsClosed) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly ten b");
     conn.close();
@@ -89,7 +89,7 @@ TEST_F(Errors, CloseMidBodyIsClosed) {
   EXPECT_EQ(errors(take(), "closed"), 1u);
 }
 
-TEST_F(Errors, ResetMidBodyIsReset) {
+TEST_F(HttpErrors, ResetMidBodyIsReset) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly ten b");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -100,7 +100,7 @@ TEST_F(Errors, ResetMidBodyIsReset) {
   expect_error(res, "reset", server.url("/rst"));
 }
 
-TEST_F(Errors, CloseBeforeAnyByteOnAFreshConnectionIsNotRetried) {
+TEST_F(HttpErrors, CloseBeforeAnyByteOnAFreshConnectionIsNotRetried) {
   ScriptedServer server([](ServerConnection& conn) {
     conn.read_request();
     conn.close();
@@ -111,7 +111,7 @@ TEST_F(Errors, CloseBeforeAnyByteOnAFreshConnectionIsNotRetried) {
   EXPECT_EQ(server.accepted(), 1);
 }
 
-TEST_F(Errors, StallEndsWithTimeoutOnTime) {
+TEST_F(HttpErrors, StallEndsWithTimeoutOnTime) {
   ScriptedServer server([](ServerConnection& conn) {
     conn.read_request();
     conn.wait_for_close();
@@ -125,14 +125,14 @@ TEST_F(Errors, StallEndsWithTimeoutOnTime) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   expect_error(res, "timeout", server.url("/slow"));
   EXPECT_GE(elapsed, std::chrono::milliseconds(200));
-  EXPECT_LT(elapsed, std::chrono::milliseconds(400));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(500));  // generous: CI shares two cores
   EXPECT_EQ(session.idle_connections(), 0u);  // a timed-out connection is never reused
   auto snapshot = take();
   EXPECT_EQ(errors(snapshot, "timeout"), 1u);
   EXPECT_EQ(snapshot.requests.failed, 1u);
 }
 
-TEST_F(Errors, TimeoutCoversTheWholeRequestAcrossRedirects) {
+TEST_F(HttpErrors, TimeoutCoversTheWholeRequestAcrossRedirects) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(60));
@@ -150,7 +150,7 @@ TEST_F(Errors, TimeoutCoversTheWholeRequestAcrossRedirects) {
   EXPECT_LE(hops, 5u);
 }
 
-TEST_F(Errors, Status500IsAResponseCountedAsAnError) {
+TEST_F(HttpErrors, Status500IsAResponseCountedAsAnError) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(500, "boom"));
   });
@@ -168,7 +168,7 @@ TEST_F(Errors, Status500IsAResponseCountedAsAnError) {
   EXPECT_EQ(session.idle_connections(), 1u);  // an error status does not spoil the connection
 }
 
-TEST_F(Errors, BadUrlsNameTheUrl) {
+TEST_F(HttpErrors, BadUrlsNameTheUrl) {
   HttpSession session(ctx);
   for (const std::string url : {"ftp://example.com/file", "not a url", "http:///nohost", "http://[::1/", "http://h:99999/"}) {
     auto res = get(session, url);
@@ -178,7 +178,7 @@ TEST_F(Errors, BadUrlsNameTheUrl) {
   EXPECT_EQ(errors(take(), "url"), 5u);
 }
 
-TEST_F(Errors, CallbackNeverRunsInsideRequest) {
+TEST_F(HttpErrors, CallbackNeverRunsInsideRequest) {
   HttpSession session(ctx);
   bool called = false;
   HttpRequest req;
@@ -188,7 +188,7 @@ TEST_F(Errors, CallbackNeverRunsInsideRequest) {
   EXPECT_TRUE(run_until([&] { return called; }));
 }
 
-TEST_F(Errors, OutOfFileDescriptorsSaysWhatToDo) {
+TEST_F(HttpErrors, OutOfFileDescriptorsSaysWhatToDo) {
   ScriptedServer server([](ServerConnection& conn) { conn.wait_for_close(); });
   HttpSession session(ctx);
   HttpRequest req;
@@ -215,7 +215,7 @@ TEST_F(Errors, OutOfFileDescriptorsSaysWhatToDo) {
   EXPECT_NE(res.error.find("fewer VUs per process"), std::string::npos) << res.error;
 }
 
-TEST_F(Errors, SourceAddressNotOnThisMachineIsAPortsError) {
+TEST_F(HttpErrors, SourceAddressNotOnThisMachineIsAPortsError) {
   ScriptedServer server([](ServerConnection& conn) { conn.wait_for_close(); });
   ctx.local_addresses = {boost::asio::ip::make_address("192.0.2.1")};  // TEST-NET-1: never assigned
   HttpSession session(ctx);
@@ -225,7 +225,7 @@ TEST_F(Errors, SourceAddressNotOnThisMachineIsAPortsError) {
   EXPECT_EQ(server.accepted(), 0);
 }
 
-TEST_F(Errors, SourceAddressesOfTheWrongFamilyAreAPortsError) {
+TEST_F(HttpErrors, SourceAddressesOfTheWrongFamilyAreAPortsError) {
   ScriptedServer server([](ServerConnection& conn) { conn.wait_for_close(); });
   ctx.local_addresses = {boost::asio::ip::make_address("::1")};
   HttpSession session(ctx);

@@ -19,9 +19,9 @@ void echo_target(ServerConnection& conn) {
   while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
 }
 
-class KeepAlive : public HttpFixture {};
+class HttpKeepAlive : public HttpFixture {};
 
-TEST_F(KeepAlive, SequentialRequestsShareOneConnection) {
+TEST_F(HttpKeepAlive, SequentialRequestsShareOneConnection) {
   ScriptedServer server(echo_target);
   HttpSession session(ctx);
   for (int i = 0; i < 5; ++i) {
@@ -34,7 +34,7 @@ TEST_F(KeepAlive, SequentialRequestsShareOneConnection) {
   EXPECT_EQ(session.idle_connections(), 1u);
 }
 
-TEST_F(KeepAlive, ConcurrentRequestsOpenMoreConnectionsThenReuseThem) {
+TEST_F(HttpKeepAlive, ConcurrentRequestsOpenMoreConnectionsThenReuseThem) {
   ScriptedServer server(echo_target);
   HttpSession session(ctx);
   std::vector<HttpRequest> batch(3);
@@ -47,7 +47,7 @@ TEST_F(KeepAlive, ConcurrentRequestsOpenMoreConnectionsThenReuseThem) {
   EXPECT_EQ(server.accepted(), 3);
 }
 
-TEST_F(KeepAlive, AtMostSixConnectionsStayIdlePerOrigin) {
+TEST_F(HttpKeepAlive, AtMostSixConnectionsStayIdlePerOrigin) {
   ScriptedServer server(echo_target);
   HttpSession session(ctx);
   std::vector<HttpRequest> batch(8);
@@ -57,7 +57,7 @@ TEST_F(KeepAlive, AtMostSixConnectionsStayIdlePerOrigin) {
   EXPECT_EQ(session.idle_connections(), 6u);
 }
 
-TEST_F(KeepAlive, OriginsArePooledSeparately) {
+TEST_F(HttpKeepAlive, OriginsArePooledSeparately) {
   ScriptedServer a(echo_target);
   ScriptedServer b(echo_target);
   HttpSession session(ctx);
@@ -70,7 +70,7 @@ TEST_F(KeepAlive, OriginsArePooledSeparately) {
   EXPECT_EQ(session.idle_connections(), 3u);
 }
 
-TEST_F(KeepAlive, ConnectionCloseIsHonoured) {
+TEST_F(HttpKeepAlive, ConnectionCloseIsHonoured) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send(http_response(200, "bye", "connection: close\r\n"));
     conn.close();
@@ -82,7 +82,7 @@ TEST_F(KeepAlive, ConnectionCloseIsHonoured) {
   EXPECT_EQ(server.accepted(), 2);
 }
 
-TEST_F(KeepAlive, IdleConnectionClosedByServerIsNotReusedEvenForPost) {
+TEST_F(HttpKeepAlive, IdleConnectionClosedByServerIsNotReusedEvenForPost) {
   // The server answers once and closes; by the next request the FIN has arrived, so the
   // session sees the connection is dead before writing on it.
   ScriptedServer server([](ServerConnection& conn) {
@@ -114,7 +114,7 @@ void answer_first_then_drop(ServerConnection& conn) {
   echo_target(conn);
 }
 
-TEST_F(KeepAlive, GetIsRetriedOnceOnAFreshConnectionWhenAReusedOneDrops) {
+TEST_F(HttpKeepAlive, GetIsRetriedOnceOnAFreshConnectionWhenAReusedOneDrops) {
   ScriptedServer server(answer_first_then_drop);
   HttpSession session(ctx);
   EXPECT_EQ(get(session, server.url("/a")).body, "first");
@@ -128,7 +128,7 @@ TEST_F(KeepAlive, GetIsRetriedOnceOnAFreshConnectionWhenAReusedOneDrops) {
   EXPECT_EQ(snapshot.requests.completed, 2u);
 }
 
-TEST_F(KeepAlive, PostIsNotRetried) {
+TEST_F(HttpKeepAlive, PostIsNotRetried) {
   ScriptedServer server(answer_first_then_drop);
   HttpSession session(ctx);
   EXPECT_EQ(get(session, server.url("/a")).body, "first");
@@ -144,7 +144,7 @@ TEST_F(KeepAlive, PostIsNotRetried) {
   EXPECT_EQ(server.requests().size(), 2u);
 }
 
-TEST_F(KeepAlive, RetryHappensOnlyOnce) {
+TEST_F(HttpKeepAlive, RetryHappensOnlyOnce) {
   // Every connection drops the request it should answer second; the retry's fresh
   // connection drops its first one too.
   ScriptedServer server([](ServerConnection& conn) {
@@ -161,7 +161,7 @@ TEST_F(KeepAlive, RetryHappensOnlyOnce) {
   EXPECT_EQ(server.accepted(), 2);
 }
 
-TEST_F(KeepAlive, ResetOnReusedConnectionIsRetriedForGet) {
+TEST_F(HttpKeepAlive, ResetOnReusedConnectionIsRetriedForGet) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.number() == 1) {
       if (conn.read_request()) conn.send(http_response(200, "first"));

@@ -20,7 +20,7 @@ void stall(ServerConnection& conn) {
   conn.wait_for_close();
 }
 
-class Lifecycle : public HttpFixture {
+class HttpLifecycle : public HttpFixture {
  protected:
   // Starts a request against a server that never answers and runs until it was written.
   void start_stalled(HttpSession& session, ScriptedServer& server, int& calls, HttpResponse& last) {
@@ -34,7 +34,7 @@ class Lifecycle : public HttpFixture {
   }
 };
 
-TEST_F(Lifecycle, CloseAllCompletesPendingRequestsWithClosedLater) {
+TEST_F(HttpLifecycle, CloseAllCompletesPendingRequestsWithClosedLater) {
   ScriptedServer server(stall);
   HttpSession session(ctx);
   int calls = 0;
@@ -60,7 +60,7 @@ TEST_F(Lifecycle, CloseAllCompletesPendingRequestsWithClosedLater) {
   EXPECT_EQ(get(session, other.url()).body, "again");
 }
 
-TEST_F(Lifecycle, CloseAllClosesIdleConnections) {
+TEST_F(HttpLifecycle, CloseAllClosesIdleConnections) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(200));
   });
@@ -73,7 +73,7 @@ TEST_F(Lifecycle, CloseAllClosesIdleConnections) {
   EXPECT_EQ(server.accepted(), 2);
 }
 
-TEST_F(Lifecycle, DestructorCompletesPendingRequestsByDefault) {
+TEST_F(HttpLifecycle, DestructorCompletesPendingRequestsByDefault) {
   ScriptedServer server(stall);
   int calls = 0;
   HttpResponse last;
@@ -87,7 +87,7 @@ TEST_F(Lifecycle, DestructorCompletesPendingRequestsByDefault) {
   EXPECT_EQ(last.error_reason, "closed");
 }
 
-TEST_F(Lifecycle, DestructorInDiscardModeNeverCallsBack) {
+TEST_F(HttpLifecycle, DestructorInDiscardModeNeverCallsBack) {
   ScriptedServer server(stall);
   int calls = 0;
   HttpResponse last;
@@ -100,7 +100,7 @@ TEST_F(Lifecycle, DestructorInDiscardModeNeverCallsBack) {
   EXPECT_EQ(calls, 0);
 }
 
-TEST_F(Lifecycle, DiscardModeStillCompletesWhileTheSessionLives) {
+TEST_F(HttpLifecycle, DiscardModeStillCompletesWhileTheSessionLives) {
   ScriptedServer server(stall);
   HttpSession session(ctx, HttpSession::OnDestroy::discard);
   int calls = 0;
@@ -111,7 +111,7 @@ TEST_F(Lifecycle, DiscardModeStillCompletesWhileTheSessionLives) {
   EXPECT_EQ(calls, 1);
 }
 
-TEST_F(Lifecycle, DestroyingTheSessionFromItsOwnCallbackIsSafe) {
+TEST_F(HttpLifecycle, DestroyingTheSessionFromItsOwnCallbackIsSafe) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(200));
   });
@@ -128,7 +128,7 @@ TEST_F(Lifecycle, DestroyingTheSessionFromItsOwnCallbackIsSafe) {
   run_for(std::chrono::milliseconds(20));
 }
 
-TEST_F(Lifecycle, DestroyingTheSessionWhileConnectingAndResolvingIsSafe) {
+TEST_F(HttpLifecycle, DestroyingTheSessionWhileConnectingAndResolvingIsSafe) {
   ScriptedServer server(stall);
   int calls = 0;
   {
@@ -145,7 +145,7 @@ TEST_F(Lifecycle, DestroyingTheSessionWhileConnectingAndResolvingIsSafe) {
   EXPECT_EQ(calls, 0);
 }
 
-TEST_F(Lifecycle, ConcurrentRequestsFromOneSessionAllAnswer) {
+TEST_F(HttpLifecycle, ConcurrentRequestsFromOneSessionAllAnswer) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // they overlap
@@ -166,7 +166,7 @@ TEST_F(Lifecycle, ConcurrentRequestsFromOneSessionAllAnswer) {
   EXPECT_EQ(session.idle_connections(), 6u);
 }
 
-TEST_F(Lifecycle, NewConnectionsRotateOverSourceAddresses) {
+TEST_F(HttpLifecycle, NewConnectionsRotateOverSourceAddresses) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(200));
   });

@@ -45,9 +45,9 @@ std::string chunked(std::string_view body, std::size_t pieces) {
   return out + "0\r\n\r\n";
 }
 
-class Messages : public HttpFixture {};
+class HttpMessages : public HttpFixture {};
 
-TEST_F(Messages, RequestHeadCarriesDefaultsAndUserHeaders) {
+TEST_F(HttpMessages, RequestHeadCarriesDefaultsAndUserHeaders) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) conn.send(http_response(200));
   });
@@ -79,7 +79,7 @@ TEST_F(Messages, RequestHeadCarriesDefaultsAndUserHeaders) {
   EXPECT_FALSE(seen[1].has_header("content-length"));
 }
 
-TEST_F(Messages, ChunkedGzipBodyArrivesDecoded) {
+TEST_F(HttpMessages, ChunkedGzipBodyArrivesDecoded) {
   std::string text;
   for (int i = 0; i < 500; ++i) text += "line " + std::to_string(i) + " of a compressible body\n";
   ScriptedServer server([&text](ServerConnection& conn) {
@@ -99,7 +99,7 @@ TEST_F(Messages, ChunkedGzipBodyArrivesDecoded) {
   EXPECT_EQ(session.idle_connections(), 1u);
 }
 
-TEST_F(Messages, BodyDelimitedByCloseIsComplete) {
+TEST_F(HttpMessages, BodyDelimitedByCloseIsComplete) {
   ScriptedServer server([](ServerConnection& conn) {
     if (!conn.read_request()) return;
     conn.send("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end");
@@ -112,7 +112,7 @@ TEST_F(Messages, BodyDelimitedByCloseIsComplete) {
   EXPECT_EQ(session.idle_connections(), 0u);
 }
 
-TEST_F(Messages, LargeBodySpansManyReads) {
+TEST_F(HttpMessages, LargeBodySpansManyReads) {
   const std::string big(3 * 1024 * 1024 + 17, 'b');
   ScriptedServer server([&big](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(200, big));
@@ -126,7 +126,7 @@ TEST_F(Messages, LargeBodySpansManyReads) {
   EXPECT_EQ(server.accepted(), 1);
 }
 
-TEST_F(Messages, HeadResponseHasNoBodyAndKeepsTheConnection) {
+TEST_F(HttpMessages, HeadResponseHasNoBodyAndKeepsTheConnection) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       conn.send(req->method == "HEAD" ? "HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n" : http_response(200, "x"));
@@ -143,7 +143,7 @@ TEST_F(Messages, HeadResponseHasNoBodyAndKeepsTheConnection) {
   EXPECT_EQ(server.accepted(), 1);
 }
 
-TEST_F(Messages, InterimResponsesAreSkipped) {
+TEST_F(HttpMessages, InterimResponsesAreSkipped) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("HTTP/1.1 100 Continue\r\n\r\n" + http_response(201, "made"));
     conn.wait_for_close();
@@ -154,7 +154,7 @@ TEST_F(Messages, InterimResponsesAreSkipped) {
   EXPECT_EQ(res.body, "made");
 }
 
-TEST_F(Messages, ResponseHeadersAreReturned) {
+TEST_F(HttpMessages, ResponseHeadersAreReturned) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send(http_response(200, "", "X-Thing:  value \r\n"));
     conn.wait_for_close();
@@ -168,7 +168,7 @@ TEST_F(Messages, ResponseHeadersAreReturned) {
   EXPECT_GT(res.duration, 0);
 }
 
-TEST_F(Messages, HeaderInjectionIsAProtocolErrorAndSendsNothing) {
+TEST_F(HttpMessages, HeaderInjectionIsAProtocolErrorAndSendsNothing) {
   ScriptedServer server([](ServerConnection& conn) { conn.wait_for_close(); });
   HttpSession session(ctx);
   HttpRequest req;

@@ -11,9 +11,9 @@ namespace {
 using clients::HttpRequest;
 using clients::HttpSession;
 
-class Metrics : public HttpFixture {};
+class HttpMetrics : public HttpFixture {};
 
-TEST_F(Metrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
+TEST_F(HttpMetrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
   constexpr auto kThink = std::chrono::milliseconds(30);
   ScriptedServer server([&](ServerConnection& conn) {
     while (conn.read_request()) {
@@ -30,7 +30,7 @@ TEST_F(Metrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
   auto res = fetch(session, req);
   ASSERT_EQ(res.body, "0123456789");
   EXPECT_GE(res.duration, 40 * kMilli);
-  EXPECT_LT(res.duration, 80 * kMilli);
+  EXPECT_LT(res.duration, 200 * kMilli);  // generous: CI shares two cores
 
   auto snapshot = take();
   const auto* timing = metric(snapshot, "http.request");
@@ -43,7 +43,7 @@ TEST_F(Metrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
   EXPECT_EQ(snapshot.requests.failed, 0u);
 }
 
-TEST_F(Metrics, ManyRequestsAreEachCountedOnce) {
+TEST_F(HttpMetrics, ManyRequestsAreEachCountedOnce) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       conn.send(req->target == "/bad" ? http_response(404) : http_response(200, "ok"));

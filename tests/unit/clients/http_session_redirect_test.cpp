@@ -10,9 +10,9 @@ namespace {
 using clients::HttpRequest;
 using clients::HttpSession;
 
-class Redirects : public HttpFixture {};
+class HttpRedirects : public HttpFixture {};
 
-TEST_F(Redirects, CookiesAreStoredAndSentOnEveryHopAcrossOrigins) {
+TEST_F(HttpRedirects, CookiesAreStoredAndSentOnEveryHopAcrossOrigins) {
   // B is reached as "localhost", so A's cookies (host-only for 127.0.0.1) must not go there.
   ScriptedServer b([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
@@ -72,7 +72,7 @@ TEST_F(Redirects, CookiesAreStoredAndSentOnEveryHopAcrossOrigins) {
   EXPECT_EQ(snapshot.requests.completed, 4u);
 }
 
-TEST_F(Redirects, SeeOtherBecomesGetAndTemporaryKeepsPostWithBody) {
+TEST_F(HttpRedirects, SeeOtherBecomesGetAndTemporaryKeepsPostWithBody) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       if (req->target == "/303") {
@@ -95,7 +95,7 @@ TEST_F(Redirects, SeeOtherBecomesGetAndTemporaryKeepsPostWithBody) {
   EXPECT_EQ(server.accepted(), 1);  // same-origin hops reuse the keep-alive connection
 }
 
-TEST_F(Redirects, LoopStopsWithReasonRedirects) {
+TEST_F(HttpRedirects, LoopStopsWithReasonRedirects) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(302, "", "location: /loop\r\n"));
   });
@@ -117,7 +117,7 @@ TEST_F(Redirects, LoopStopsWithReasonRedirects) {
   EXPECT_EQ(snapshot.requests.failed, 1u);
 }
 
-TEST_F(Redirects, DefaultLimitCatchesAnEndlessLoop) {
+TEST_F(HttpRedirects, DefaultLimitCatchesAnEndlessLoop) {
   ScriptedServer server([](ServerConnection& conn) {
     int n = 0;
     while (conn.read_request()) conn.send(http_response(301, "", "location: /r" + std::to_string(++n) + "\r\n"));
@@ -128,7 +128,7 @@ TEST_F(Redirects, DefaultLimitCatchesAnEndlessLoop) {
   EXPECT_EQ(server.requests().size(), 11u);  // the request and 10 redirects
 }
 
-TEST_F(Redirects, ZeroMaxRedirectsReturnsTheRedirectItself) {
+TEST_F(HttpRedirects, ZeroMaxRedirectsReturnsTheRedirectItself) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(302, "moved", "location: /elsewhere\r\n"));
   });
@@ -143,7 +143,7 @@ TEST_F(Redirects, ZeroMaxRedirectsReturnsTheRedirectItself) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
-TEST_F(Redirects, UnsupportedLocationIsAUrlError) {
+TEST_F(HttpRedirects, UnsupportedLocationIsAUrlError) {
   ScriptedServer server([](ServerConnection& conn) {
     while (conn.read_request()) conn.send(http_response(302, "", "location: ftp://files.example/x\r\n"));
   });
@@ -153,7 +153,7 @@ TEST_F(Redirects, UnsupportedLocationIsAUrlError) {
   EXPECT_NE(res.error.find("ftp://files.example/x"), std::string::npos) << res.error;
 }
 
-TEST_F(Redirects, NamedRequestRecordsEveryHopUnderItsName) {
+TEST_F(HttpRedirects, NamedRequestRecordsEveryHopUnderItsName) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       conn.send(req->target == "/a" ? http_response(302, "", "location: /b\r\n") : http_response(200, "ok"));

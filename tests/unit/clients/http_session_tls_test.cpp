@@ -20,7 +20,7 @@ void echo_target(ServerConnection& conn) {
   while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
 }
 
-class Tls : public HttpFixture {
+class HttpTls : public HttpFixture {
  protected:
   static TestCertificate& certificate() {
     static TestCertificate cert("localhost");
@@ -28,7 +28,7 @@ class Tls : public HttpFixture {
   }
 };
 
-TEST_F(Tls, SelfSignedCertificateFailsVerification) {
+TEST_F(HttpTls, SelfSignedCertificateFailsVerification) {
   ScriptedServer server(echo_target, certificate().server_context());
   HttpSession session(ctx);
   const std::string url = server.url("/secure", "localhost");
@@ -40,7 +40,7 @@ TEST_F(Tls, SelfSignedCertificateFailsVerification) {
   EXPECT_EQ(errors(take(), "tls"), 1u);
 }
 
-TEST_F(Tls, InsecureSkipsVerificationAndKeepsTheConnection) {
+TEST_F(HttpTls, InsecureSkipsVerificationAndKeepsTheConnection) {
   ScriptedServer server(echo_target, certificate().server_context());
   HttpSession session(ctx);
   for (int i = 0; i < 3; ++i) {
@@ -54,7 +54,7 @@ TEST_F(Tls, InsecureSkipsVerificationAndKeepsTheConnection) {
   EXPECT_EQ(server.accepted(), 1);
 }
 
-TEST_F(Tls, InsecureAndVerifiedConnectionsAreNotShared) {
+TEST_F(HttpTls, InsecureAndVerifiedConnectionsAreNotShared) {
   ScriptedServer server(echo_target, certificate().server_context());
   HttpSession session(ctx);
   HttpRequest req;
@@ -65,7 +65,7 @@ TEST_F(Tls, InsecureAndVerifiedConnectionsAreNotShared) {
   EXPECT_EQ(fetch(session, req).error_reason, "tls");  // not answered on the unverified connection
 }
 
-TEST_F(Tls, LargeBodyAcrossManyRecords) {
+TEST_F(HttpTls, LargeBodyAcrossManyRecords) {
   const std::string big(700 * 1024, 'q');
   ScriptedServer server(
       [&big](ServerConnection& conn) {
@@ -85,7 +85,7 @@ TEST_F(Tls, LargeBodyAcrossManyRecords) {
 }
 
 // Trusting the certificate through SSL_CERT_FILE (read when the verifying context is made).
-class TrustedTls : public Tls {
+class HttpTrustedTls : public HttpTls {
  protected:
   void SetUp() override {
     ca_file_ = std::filesystem::temp_directory_path() / ("stampede-test-ca-" + std::to_string(::getpid()) + ".pem");
@@ -99,7 +99,7 @@ class TrustedTls : public Tls {
   std::filesystem::path ca_file_;
 };
 
-TEST_F(TrustedTls, TrustedCertificateWithMatchingNameIsAccepted) {
+TEST_F(HttpTrustedTls, TrustedCertificateWithMatchingNameIsAccepted) {
   ScriptedServer server(echo_target, certificate().server_context());
   HttpSession session(ctx);
   auto res = get(session, server.url("/ok", "localhost"));
@@ -107,7 +107,7 @@ TEST_F(TrustedTls, TrustedCertificateWithMatchingNameIsAccepted) {
   EXPECT_EQ(res.body, "/ok");
 }
 
-TEST_F(TrustedTls, NameMismatchFailsVerification) {
+TEST_F(HttpTrustedTls, NameMismatchFailsVerification) {
   ScriptedServer server(echo_target, certificate().server_context());
   HttpSession session(ctx);
   auto res = get(session, server.url("/ip"));  // 127.0.0.1: the certificate names only localhost

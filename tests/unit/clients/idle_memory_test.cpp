@@ -96,7 +96,7 @@ namespace {
 using clients::HttpRequest;
 using clients::HttpSession;
 
-class IdleMemory : public HttpFixture {
+class HttpIdleMemory : public HttpFixture {
  protected:
   // Heap bytes this thread holds per idle connection: N sessions (VUs), one request each,
   // every connection left idle in its session's pool.
@@ -137,7 +137,7 @@ void echo(ServerConnection& conn) {
   while (conn.read_request()) conn.send(http_response(200, "ok"));
 }
 
-TEST_F(IdleMemory, PlainConnectionStaysWellUnderBudget) {
+TEST_F(HttpIdleMemory, PlainConnectionStaysWellUnderBudget) {
   ScriptedServer server(echo);
   const long long bytes = bytes_per_idle_connection(server.url(), false);
   std::cout << "[ memory   ] sizeof(transport::Stream) = " << sizeof(transport::Stream)
@@ -147,7 +147,7 @@ TEST_F(IdleMemory, PlainConnectionStaysWellUnderBudget) {
   EXPECT_LT(bytes, 1024);
 }
 
-TEST_F(IdleMemory, TlsConnectionIsMeasured) {
+TEST_F(HttpIdleMemory, TlsConnectionIsMeasured) {
   ASSERT_TRUE(openssl_hook.hooked) << "OpenSSL allocated before the hook was installed";
   static TestCertificate certificate("localhost");
   ScriptedServer server(echo, certificate.server_context());

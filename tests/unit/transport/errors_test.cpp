@@ -18,7 +18,7 @@ std::string reason(Step step, boost::system::error_code code) {
   return std::string(failure_reason(Failure{step, code, {}}));
 }
 
-TEST(Errors, ReasonsByStep) {
+TEST(TransportErrors, ReasonsByStep) {
   EXPECT_EQ(reason(Step::resolve, asio_error::host_not_found), "dns");
   EXPECT_EQ(reason(Step::open, make_error_code(errc_t::too_many_files_open)), "fd");
   EXPECT_EQ(reason(Step::open, make_error_code(errc_t::too_many_files_open_in_system)), "fd");
@@ -35,7 +35,7 @@ TEST(Errors, ReasonsByStep) {
   EXPECT_EQ(reason(Step::write, asio_error::operation_aborted), "closed");
 }
 
-TEST(Errors, OutOfDescriptorsGivesTheRemedies) {
+TEST(TransportErrors, OutOfDescriptorsGivesTheRemedies) {
   const std::string text = describe_failure(Failure{Step::open, make_error_code(errc_t::too_many_files_open), {}});
   EXPECT_NE(text.find("file descriptors"), std::string::npos) << text;
   EXPECT_NE(text.find("fewer VUs per process"), std::string::npos) << text;
@@ -43,7 +43,7 @@ TEST(Errors, OutOfDescriptorsGivesTheRemedies) {
   EXPECT_NE(text.find("ulimit -n"), std::string::npos) << text;
 }
 
-TEST(Errors, OutOfPortsPointsToSourceAddresses) {
+TEST(TransportErrors, OutOfPortsPointsToSourceAddresses) {
   const std::string text =
       describe_failure(Failure{Step::connect, make_error_code(errc_t::address_not_available), "127.0.0.1:80"});
   EXPECT_NE(text.find("ephemeral ports"), std::string::npos) << text;
@@ -51,7 +51,7 @@ TEST(Errors, OutOfPortsPointsToSourceAddresses) {
   EXPECT_NE(text.find("127.0.0.1:80"), std::string::npos) << text;
 }
 
-TEST(Errors, PeerGoneIsWhatAKeepAliveRetryMayFollow) {
+TEST(TransportErrors, PeerGoneIsWhatAKeepAliveRetryMayFollow) {
   EXPECT_TRUE(is_peer_gone(asio_error::eof));
   EXPECT_TRUE(is_peer_gone(asio_error::connection_reset));
   EXPECT_TRUE(is_peer_gone(asio_error::broken_pipe));
@@ -60,7 +60,7 @@ TEST(Errors, PeerGoneIsWhatAKeepAliveRetryMayFollow) {
   EXPECT_FALSE(is_peer_gone(asio_error::operation_aborted));
 }
 
-TEST(Errors, NoCertificateProblemWithoutAConnection) { EXPECT_EQ(certificate_problem(nullptr), ""); }
+TEST(TransportErrors, NoCertificateProblemWithoutAConnection) { EXPECT_EQ(certificate_problem(nullptr), ""); }
 
 }  // namespace
 }  // namespace stampede::transport

@@ -12,14 +12,14 @@ namespace {
 
 namespace asio = boost::asio;
 
-TEST(Resolver, OnePerLoop) {
+TEST(TransportResolver, OnePerLoop) {
   asio::io_context a;
   asio::io_context b;
   EXPECT_EQ(&Resolver::of(a), &Resolver::of(a));
   EXPECT_NE(&Resolver::of(a), &Resolver::of(b));
 }
 
-TEST(Resolver, LiteralsAndLocalhostNeedNoLookup) {
+TEST(TransportResolver, LiteralsAndLocalhostNeedNoLookup) {
   asio::io_context io;
   Resolver& resolver = Resolver::of(io);
   auto v4 = resolver.find("127.0.0.1", 80);
@@ -43,7 +43,7 @@ TEST(Resolver, LiteralsAndLocalhostNeedNoLookup) {
   EXPECT_EQ(resolver.lookups_started(), 0u);
 }
 
-TEST(Resolver, ConcurrentLookupsOfOneNameShareOneSystemLookupAndAreCached) {
+TEST(TransportResolver, ConcurrentLookupsOfOneNameShareOneSystemLookupAndAreCached) {
   asio::io_context io;
   Resolver& resolver = Resolver::of(io);
   // "127.1" is no address to Asio but getaddrinfo reads it as 127.0.0.1 without asking DNS:
@@ -67,7 +67,7 @@ TEST(Resolver, ConcurrentLookupsOfOneNameShareOneSystemLookupAndAreCached) {
   EXPECT_EQ(resolver.find("127.1", 8081), nullptr);  // the port is part of the answer
 }
 
-TEST(Resolver, CachedAnswersAreStillDeliveredFromTheLoop) {
+TEST(TransportResolver, CachedAnswersAreStillDeliveredFromTheLoop) {
   asio::io_context io;
   bool called = false;
   Resolver::of(io).async_resolve("127.0.0.1", 1, [&](const boost::system::error_code&, Resolver::Endpoints) {
@@ -78,7 +78,7 @@ TEST(Resolver, CachedAnswersAreStillDeliveredFromTheLoop) {
   EXPECT_TRUE(called);
 }
 
-TEST(Resolver, PendingLookupsDieWithTheLoop) {
+TEST(TransportResolver, PendingLookupsDieWithTheLoop) {
   bool called = false;
   {
     asio::io_context io;

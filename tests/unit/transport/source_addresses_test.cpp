@@ -8,13 +8,13 @@ namespace {
 using boost::asio::ip::make_address;
 using boost::asio::ip::tcp;
 
-TEST(SourceAddresses, EmptyMeansTheKernelChooses) {
+TEST(TransportSourceAddresses, EmptyMeansTheKernelChooses) {
   SourceAddresses none;
   EXPECT_TRUE(none.empty());
   EXPECT_FALSE(none.take_for(tcp::endpoint(make_address("127.0.0.1"), 80)).has_value());
 }
 
-TEST(SourceAddresses, RoundRobinWithinTheEndpointsFamily) {
+TEST(TransportSourceAddresses, RoundRobinWithinTheEndpointsFamily) {
   const std::vector<boost::asio::ip::address> all = {make_address("10.0.0.1"), make_address("fd00::1"),
                                                      make_address("10.0.0.2")};
   std::size_t next = 0;
@@ -29,7 +29,7 @@ TEST(SourceAddresses, RoundRobinWithinTheEndpointsFamily) {
   EXPECT_EQ(next, 0u);  // the position is the caller's, shared by every connection of the worker
 }
 
-TEST(SourceAddresses, NoAddressOfThatFamily) {
+TEST(TransportSourceAddresses, NoAddressOfThatFamily) {
   const std::vector<boost::asio::ip::address> v4_only = {make_address("127.0.0.2")};
   std::size_t next = 0;
   SourceAddresses sources(v4_only, next);

@@ -16,9 +16,9 @@ namespace {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
-class StreamTest : public ::testing::Test {
+class TransportStream : public ::testing::Test {
  protected:
-  StreamTest() : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {}
+  TransportStream() : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {}
 
   Resolver::Endpoints endpoints(std::vector<tcp::endpoint> list) {
     return std::make_shared<const std::vector<tcp::endpoint>>(std::move(list));
@@ -60,7 +60,7 @@ class StreamTest : public ::testing::Test {
   tcp::socket closed{io};
 };
 
-TEST_F(StreamTest, ConnectsWritesAndReadsWhatIsThere) {
+TEST_F(TransportStream, ConnectsWritesAndReadsWhatIsThere) {
   Stream stream(io, nullptr);
   ASSERT_FALSE(connect(stream, endpoints({listening()})));
   EXPECT_FALSE(stream.is_tls());
@@ -100,7 +100,7 @@ TEST_F(StreamTest, ConnectsWritesAndReadsWhatIsThere) {
   EXPECT_EQ(ec, asio::error::eof);
 }
 
-TEST_F(StreamTest, RefusedNamesTheEndpoint) {
+TEST_F(TransportStream, RefusedNamesTheEndpoint) {
   Stream stream(io, nullptr);
   const auto target = refusing();
   auto failure = connect(stream, endpoints({target}));
@@ -111,13 +111,13 @@ TEST_F(StreamTest, RefusedNamesTheEndpoint) {
       << describe_failure(*failure);
 }
 
-TEST_F(StreamTest, FallsBackToTheNextEndpoint) {
+TEST_F(TransportStream, FallsBackToTheNextEndpoint) {
   Stream stream(io, nullptr);
   EXPECT_FALSE(connect(stream, endpoints({refusing(), listening()})));
   EXPECT_TRUE(stream.is_open());
 }
 
-TEST_F(StreamTest, NoEndpointsIsADnsFailure) {
+TEST_F(TransportStream, NoEndpointsIsADnsFailure) {
   Stream stream(io, nullptr);
   bool done = false;
   stream.async_connect(endpoints({}), {}, [&](const Failure* f) {
@@ -128,7 +128,7 @@ TEST_F(StreamTest, NoEndpointsIsADnsFailure) {
   run_until([&] { return done; });
 }
 
-TEST_F(StreamTest, BindsToTheNextSourceAddress) {
+TEST_F(TransportStream, BindsToTheNextSourceAddress) {
   const std::vector<asio::ip::address> sources = {asio::ip::make_address("127.0.0.3")};
   std::size_t next = 0;
   Stream::ConnectOptions options;
@@ -139,7 +139,7 @@ TEST_F(StreamTest, BindsToTheNextSourceAddress) {
   EXPECT_EQ(stream.socket().local_endpoint().address(), asio::ip::make_address("127.0.0.3"));
 }
 
-TEST_F(StreamTest, IdleLivenessCheck) {
+TEST_F(TransportStream, IdleLivenessCheck) {
   char scratch[64];
   {
     Stream stream(io, nullptr);
@@ -161,7 +161,7 @@ TEST_F(StreamTest, IdleLivenessCheck) {
   EXPECT_FALSE(never_connected.usable_when_idle(asio::buffer(scratch)));
 }
 
-TEST_F(StreamTest, ClosingWhileConnectingEndsTheAttemptOnce) {
+TEST_F(TransportStream, ClosingWhileConnectingEndsTheAttemptOnce) {
   Stream stream(io, nullptr);
   int calls = 0;
   std::optional<Failure> failure;
