@@ -45,10 +45,8 @@ ScenarioRuntime::ScenarioRuntime(clients::ClientContext& ctx, RuntimeEnv env) : 
 }
 
 ScenarioRuntime::~ScenarioRuntime() {
-  // Sessions and timers first: they hold sockets on the worker's io_context.
-  for (auto& vu : vus_) {
-    if (vu->http) vu->http->close_all();
-  }
+  // Sessions and timers first: they hold sockets on the worker's io_context. Sessions are
+  // made with OnDestroy::discard, so nothing queued calls back into the freed VUs.
   vus_.clear();
   lifecycle_vu_.reset();
   lua_close(L_);
@@ -211,7 +209,8 @@ Vu* ScenarioRuntime::vu_of(lua_State* L) {
 }
 
 clients::HttpSession& ScenarioRuntime::http_of(Vu& vu) {
-  if (!vu.http) vu.http = std::make_unique<clients::HttpSession>(ctx_);
+  // discard: completions capture the VU; none may run once the session (and VU) is gone.
+  if (!vu.http) vu.http = std::make_unique<clients::HttpSession>(ctx_, clients::HttpSession::OnDestroy::discard);
   return *vu.http;
 }
 
