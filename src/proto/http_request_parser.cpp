@@ -4,17 +4,12 @@
 #include <cctype>
 #include <cstring>
 
+#include "proto/http_text.hpp"
+
 namespace stampede::proto {
 namespace {
 
-bool is_tchar(unsigned char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != '\0';
-}
-
-bool is_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_tchar(static_cast<unsigned char>(c)); });
-}
+using namespace http_text;
 
 // Field values may hold visible ASCII, spaces, tabs and obs-text; no other control bytes.
 bool is_field_value(std::string_view s) {
@@ -32,30 +27,9 @@ bool is_request_target(std::string_view s) {
   });
 }
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
-}
 
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
-// Calls `each` with every element of a comma-separated list, trimmed, empty ones skipped.
-template <typename Fn>
-void for_each_list_element(std::string_view list, Fn&& each) {
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    const auto element = trim_ows(list.substr(0, comma));
-    if (!element.empty()) each(element);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-}
 
 // Position just past the blank line that ends a head ("\n\n" or "\n\r\n"), searching from
 // `from`; npos while the blank line has not fully arrived.

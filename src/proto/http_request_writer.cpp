@@ -3,38 +3,23 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+
+#include "proto/http_text.hpp"
 #include <stdexcept>
 
 namespace stampede::proto {
 namespace {
 
-// tchar of RFC 9110 5.6.2, as a table: this runs for every byte of every header name.
-constexpr std::array<bool, 256> kTokenChars = [] {
-  std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
+using namespace http_text;
 
-bool is_token_char(unsigned char c) { return kTokenChars[c]; }
 
-bool is_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); });
-}
 
 bool has_line_break_or_nul(std::string_view s) {
   // (A plain loop: find_first_of with a set calls memchr once per byte.)
   return std::any_of(s.begin(), s.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
 }
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
-}
 
 // Shows the offending text with its control characters visible, so "a\r\nb" reads as such.
 std::string visible(std::string_view s) {

@@ -9,8 +9,12 @@
 #include <limits>
 #include <optional>
 
+#include "proto/http_text.hpp"
+
 namespace stampede::proto {
 namespace {
+
+using namespace http_text;
 
 constexpr std::string_view kClosedEarly = "connection closed before the response was complete";
 constexpr std::string_view kStatusPrefix = "HTTP/1.";
@@ -25,45 +29,10 @@ constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
 // Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
 constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
 
-// tchar of RFC 9110 5.6.2, as a table: this runs for every byte of every header name.
-constexpr std::array<bool, 256> kTokenChars = [] {
-  std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
 
-bool is_token_char(unsigned char c) { return kTokenChars[c]; }
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
 
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// Calls f(item) for each non-empty, trimmed element of a comma-separated header value.
-template <class F>
-void for_each_list_item(std::string_view value, F&& f) {
-  while (!value.empty()) {
-    const std::size_t comma = value.find(',');
-    const std::string_view item = trim_ows(value.substr(0, comma));
-    if (!item.empty()) f(item);
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
-}
 
 // Quotes a piece of the peer's bytes for an error message: short, printable, one line.
 std::string quoted_excerpt(std::string_view s) {
@@ -550,12 +519,12 @@ struct HttpResponseParser::Impl {
     std::string_view content_coding;
     for (const auto& h : p.head_.headers) {
       if (h.name == "connection") {
-        for_each_list_item(h.value, [&](std::string_view token) {
+        for_each_list_element(h.value, [&](std::string_view token) {
           if (iequals(token, "close")) connection_close = true;
           if (iequals(token, "keep-alive")) connection_keep_alive = true;
         });
       } else if (h.name == "transfer-encoding") {
-        for_each_list_item(h.value, [&](std::string_view coding) {
+        for_each_list_element(h.value, [&](std::string_view coding) {
           if (chunked) transfer_coding_unsupported = true;  // chunked must be the last coding
           if (iequals(coding, "chunked")) {
             chunked = true;
@@ -565,7 +534,7 @@ struct HttpResponseParser::Impl {
         });
       } else if (h.name == "content-length") {
         bool any = false;
-        for_each_list_item(h.value, [&](std::string_view item) {
+        for_each_list_element(h.value, [&](std::string_view item) {
           any = true;
           const auto v = parse_decimal(item);
           if (!v || (content_length && *content_length != *v)) content_length_bad = true;
@@ -573,7 +542,7 @@ struct HttpResponseParser::Impl {
         });
         if (!any) content_length_bad = true;
       } else if (h.name == "content-encoding") {
-        for_each_list_item(h.value, [&](std::string_view coding) {
+        for_each_list_element(h.value, [&](std::string_view coding) {
           if (iequals(coding, "identity")) return;
           ++content_codings;
           if (iequals(coding, "gzip") || iequals(coding, "x-gzip")) {

@@ -74,7 +74,9 @@ int l_sleep(lua_State* L) {
   Vu& vu = require_vu(L, "stampede.sleep");
   if (!vu.timer) vu.timer = std::make_unique<boost::asio::steady_timer>(rt->context().io);
   vu.timer->expires_after(std::chrono::nanoseconds(d));
-  vu.timer->async_wait([rt, &vu, epoch = vu.epoch](const boost::system::error_code&) {
+  vu.timer->async_wait([rt, &vu, epoch = vu.epoch](const boost::system::error_code& ec) {
+    // Aborted: the VU was interrupted or its runtime is going away; touch neither.
+    if (ec == boost::asio::error::operation_aborted) return;
     rt->resume(vu, epoch, [](lua_State*) { return 0; });
   });
   return lua_yield(L, 0);
