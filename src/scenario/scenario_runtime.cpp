@@ -244,6 +244,7 @@ void ScenarioRuntime::after_resume(Vu& vu, int status) {
           result = lua_isstring(co, 3) ? lua_tostring(co, 3) : "(error)";
         }
         lua_settop(co, 0);
+        run_iteration_cleanup(vu);
         vu.running = false;
         auto done = std::move(lifecycle_done_);
         if (done) done(ok, result);
@@ -281,7 +282,14 @@ void ScenarioRuntime::after_resume(Vu& vu, int status) {
   finish_iteration(vu, std::move(outcome));
 }
 
+void ScenarioRuntime::run_iteration_cleanup(Vu& vu) {
+  auto cleanup = std::move(vu.iteration_cleanup);
+  vu.iteration_cleanup.clear();
+  for (auto& fn : cleanup) fn();
+}
+
 void ScenarioRuntime::finish_iteration(Vu& vu, IterationOutcome outcome) {
+  run_iteration_cleanup(vu);
   vu.running = false;
   ++vu.iteration;
   if (vu.on_done) vu.on_done(vu, outcome);
@@ -291,6 +299,7 @@ void ScenarioRuntime::interrupt(Vu& vu) {
   ++vu.epoch;
   vu.waiting = false;
   vu.running = false;
+  run_iteration_cleanup(vu);
   if (vu.http) vu.http->close_all();
   if (vu.timer) vu.timer->cancel();
   if (vu.thread != nullptr) {

@@ -70,6 +70,7 @@ class ScenarioRuntime {
   void make_thread(Vu& vu);
   void after_resume(Vu& vu, int status);
   void finish_iteration(Vu& vu, IterationOutcome outcome);
+  void run_iteration_cleanup(Vu& vu);
 
   clients::ClientContext& ctx_;
   RuntimeEnv env_;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clients/http_session.hpp"
 
@@ -34,6 +35,9 @@ struct Vu {
   std::function<void(Vu&, const IterationOutcome&)> on_done;
   std::size_t slot = static_cast<std::size_t>(-1);  // the executor's bookkeeping: where it keeps this VU
   std::unique_ptr<clients::HttpSession> http;
+  // Closed when the iteration ends, however it ends: sockets a scenario opened in it
+  // (WebSockets, Phoenix sockets). Nothing leaks into the next iteration.
+  std::vector<std::function<void()>> iteration_cleanup;
   std::unique_ptr<boost::asio::steady_timer> timer;  // stampede.sleep
 };
 

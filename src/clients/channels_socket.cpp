@@ -1,0 +1,503 @@
+#include "clients/channels_socket.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/json/parse.hpp>
+#include <fmt/format.h>
+
+namespace stampede::clients {
+
+namespace phx = proto::phx;
+
+namespace {
+constexpr const char* kHeartbeatTopic = "phoenix";
+
+}  // namespace
+
+ChannelsSocket::ChannelsSocket(ClientContext& ctx, ChannelsOptions options, Send send, Close close)
+    : ctx_(ctx), options_(options), send_(std::move(send)), close_(std::move(close)) {
+  auto& s = ctx_.sink;
+  using K = metrics::Kind;
+  ids_.join = s.id("channel.join", K::Timing);
+  ids_.join_errors = s.id("channel.join.errors", K::Counter);
+  ids_.push = s.id("channel.push", K::Timing);
+  ids_.push_errors = s.id("channel.push.errors", K::Counter);
+  ids_.leave = s.id("channel.leave", K::Timing);
+  ids_.leave_errors = s.id("channel.leave.errors", K::Counter);
+  ids_.messages = s.id("channel.messages", K::Counter);
+  ids_.dropped = s.id("channel.messages.dropped", K::Counter);
+  ids_.heartbeat = s.id("channel.heartbeat", K::Timing);
+  ids_.heartbeat_timeouts = s.id("channel.heartbeat.timeouts", K::Counter);
+}
+
+ChannelsSocket::~ChannelsSocket() = default;
+
+void ChannelsSocket::post(std::function<void()> fn) {
+  boost::asio::post(ctx_.io, [weak = weak_from_this(), fn = std::move(fn)] {
+    if (auto self = weak.lock()) fn();
+  });
+}
+
+std::string ChannelsSocket::next_ref() { return std::to_string(++ref_counter_); }
+
+void ChannelsSocket::send(const phx::Message& m) {
+  phx::Frame f = phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
+  send_(std::move(f.data), f.binary_frame);
+}
+
+void ChannelsSocket::on_open() {
+  open_ = true;
+  arm_heartbeat();
+}
+
+// --- heartbeats: first one an interval after open, the next an interval after its reply;
+// a reply later than an interval means the connection is dead (phoenix.js). ---
+
+void ChannelsSocket::arm_heartbeat() {
+  if (options_.heartbeat_interval <= 0 || closed_) return;
+  if (!heartbeat_timer_) heartbeat_timer_ = std::make_unique<boost::asio::steady_timer>(ctx_.io);
+  heartbeat_timer_->expires_after(std::chrono::nanoseconds(options_.heartbeat_interval));
+  heartbeat_timer_->async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->send_heartbeat();
+  });
+}
+
+void ChannelsSocket::send_heartbeat() {
+  if (closed_) return;
+  if (heartbeat_ref_) {
+    ctx_.sink.add(ids_.heartbeat_timeouts);
+    close_(proto::ws::close_code::kNormal, "heartbeat timeout");
+    on_closed("heartbeat timeout");
+    return;
+  }
+  phx::Message m;
+  m.ref = next_ref();
+  m.topic = kHeartbeatTopic;
+  m.event = "heartbeat";
+  heartbeat_ref_ = *m.ref;
+  heartbeat_sent_at_ = ctx_.clock.now();
+  send(m);
+  arm_heartbeat();  // doubles as the reply deadline
+}
+
+// --- requests ---
+
+std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos timeout, ReplyHandler done) {
+  const std::string ref = next_ref();
+  m.ref = ref;
+  Pending p;
+  p.kind = kind;
+  p.topic = m.topic;
+  p.join_ref = m.join_ref.value_or("");
+  p.done = std::move(done);
+  if (timeout <= 0) timeout = options_.default_timeout;
+  p.timer = std::make_unique<boost::asio::steady_timer>(ctx_.io);
+  p.timer->expires_after(std::chrono::nanoseconds(timeout));
+  p.timer->async_wait([weak = weak_from_this(), ref, timeout](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) {
+      ChannelReply r;
+      r.failure = "timeout";
+      r.message = fmt::format("no reply within {:.1f}s", static_cast<double>(timeout) / kSecond);
+      self->finish(ref, std::move(r));
+    }
+  });
+  p.sent_at = ctx_.clock.now();
+  if (closed_ || !open_) {
+    pending_.emplace(ref, std::move(p));
+    post([this, ref] {
+      ChannelReply r;
+      r.failure = "closed";
+      r.message = "the socket is not open";
+      finish(ref, std::move(r));
+    });
+    return ref;
+  }
+  ctx_.sink.request_sent();
+  pending_.emplace(ref, std::move(p));
+  send(m);
+  return ref;
+}
+
+void ChannelsSocket::join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done) {
+  // A second join of a joined topic: the server closes the old channel after answering the
+  // new join (§3.6); the old join_ref's phx_close must not close the new channel.
+  phx::Message m;
+  m.topic = topic;
+  m.event = "phx_join";
+  m.payload = payload_json.empty() ? "{}" : std::move(payload_json);
+  const std::string join_ref = std::to_string(ref_counter_ + 1);  // join_ref == ref of the join
+  m.join_ref = join_ref;
+  Channel& ch = channels_[topic];
+  ch.state = Channel::State::Joining;
+  ch.join_ref = join_ref;
+  send_request(RequestKind::Join, std::move(m), timeout, std::move(done));
+}
+
+void ChannelsSocket::push(const std::string& topic, const std::string& event, std::string payload, bool binary,
+                          Nanos timeout, ReplyHandler done) {
+  phx::Message m;
+  m.topic = topic;
+  m.event = event;
+  m.payload = std::move(payload);
+  m.binary = binary;
+  if (auto it = channels_.find(topic); it != channels_.end()) m.join_ref = it->second.join_ref;
+  send_request(RequestKind::Push, std::move(m), timeout, std::move(done));
+}
+
+void ChannelsSocket::leave(const std::string& topic, Nanos timeout, ReplyHandler done) {
+  phx::Message m;
+  m.topic = topic;
+  m.event = "phx_leave";
+  if (auto it = channels_.find(topic); it != channels_.end()) {
+    m.join_ref = it->second.join_ref;
+    it->second.state = Channel::State::Leaving;
+  }
+  send_request(RequestKind::Leave, std::move(m), timeout, std::move(done));
+}
+
+void ChannelsSocket::cast(const std::string& topic, const std::string& event, std::string payload, bool binary) {
+  if (!open_ || closed_) return;
+  phx::Message m;
+  m.topic = topic;
+  m.event = event;
+  m.payload = std::move(payload);
+  m.binary = binary;
+  m.ref = next_ref();
+  if (auto it = channels_.find(topic); it != channels_.end()) m.join_ref = it->second.join_ref;
+  send(m);
+}
+
+bool ChannelsSocket::joined(const std::string& topic) const {
+  auto it = channels_.find(topic);
+  return it != channels_.end() && it->second.state == Channel::State::Joined;
+}
+
+// --- inbound ---
+
+void ChannelsSocket::on_frame(std::string_view data, bool binary) {
+  phx::Decoded decoded = phx::decode(data, binary, options_.serializer, phx::Direction::ServerToClient);
+  if (auto* error = std::get_if<std::string>(&decoded)) {
+    // A server that sends something we cannot read: count it and drop the socket, like a
+    // Phoenix client would fail to parse and reconnect.
+    close_(proto::ws::close_code::kProtocolError, "invalid Phoenix frame");
+    on_closed("the server sent an invalid Phoenix frame: " + *error);
+    return;
+  }
+  phx::Message& m = std::get<phx::Message>(decoded);
+  if (m.event == "phx_reply") {
+    on_reply(m);
+  } else if (m.event == "phx_close" || m.event == "phx_error") {
+    on_channel_end(m, m.event == "phx_error");
+  } else {
+    deliver(std::move(m));
+  }
+}
+
+void ChannelsSocket::on_reply(const phx::Message& m) {
+  if (!m.ref) return;
+  if (heartbeat_ref_ && *m.ref == *heartbeat_ref_) {
+    ctx_.sink.record(ids_.heartbeat, ctx_.clock.now() - heartbeat_sent_at_);
+    heartbeat_ref_.reset();
+    arm_heartbeat();
+    return;
+  }
+  auto it = pending_.find(*m.ref);
+  if (it == pending_.end()) return;  // a reply after its timeout
+  ChannelReply r;
+  if (m.binary) {
+    r.status = m.status;
+    r.response = m.payload;
+    r.binary = true;
+  } else if (!phx::split_reply(m.payload, r.status, r.response)) {
+    r.status = "error";
+    r.response = m.payload;
+  }
+  Pending& p = it->second;
+  if (p.kind == RequestKind::Join) {
+    auto ch = channels_.find(p.topic);
+    if (ch != channels_.end() && ch->second.join_ref == p.join_ref) {
+      if (r.status == "ok") {
+        ch->second.state = Channel::State::Joined;
+        if (auto pr = presence_.find(p.topic); pr != presence_.end()) pr->second.presence.set_join_ref(p.join_ref);
+      } else {
+        channels_.erase(ch);
+      }
+    }
+  } else if (p.kind == RequestKind::Leave) {
+    auto ch = channels_.find(p.topic);
+    if (ch != channels_.end() && ch->second.join_ref == p.join_ref) channels_.erase(ch);
+  }
+  finish(*m.ref, std::move(r));
+}
+
+void ChannelsSocket::on_channel_end(const phx::Message& m, bool crashed) {
+  auto ch = channels_.find(m.topic);
+  if (ch == channels_.end()) return;
+  // Only the current join: an old join_ref's phx_close (duplicate join) changes nothing.
+  if (m.join_ref && *m.join_ref != ch->second.join_ref) return;
+  const std::string topic = m.topic;
+  channels_.erase(ch);
+  if (crashed) {
+    fail_topic(topic, "channel_crashed", fmt::format("the channel {} crashed (phx_error)", topic));
+  } else {
+    fail_topic(topic, "channel_closed", fmt::format("the server closed the channel {} (phx_close)", topic));
+  }
+}
+
+void ChannelsSocket::deliver(phx::Message&& m) {
+  auto ch = channels_.find(m.topic);
+  if (ch != channels_.end()) {
+    if (m.join_ref && !m.join_ref->empty() && *m.join_ref != ch->second.join_ref) return;  // stale
+  } else if (m.join_ref && !m.join_ref->empty()) {
+    return;  // for a join this socket no longer holds
+  }
+  ctx_.sink.add(ids_.messages);
+  if (auto pr = presence_.find(m.topic); pr != presence_.end() && !m.binary) {
+    boost::system::error_code ec;
+    auto value = boost::json::parse(m.payload, ec);
+    if (!ec && value.is_object()) {
+      if (m.event == "presence_state") {
+        pr->second.presence.apply_state(value.as_object(), ch != channels_.end() ? ch->second.join_ref : "");
+        notify_presence(m.topic);
+      } else if (m.event == "presence_diff") {
+        pr->second.presence.apply_diff(value.as_object());
+        notify_presence(m.topic);
+      }
+    }
+  }
+  ChannelMessage msg;
+  msg.seq = ++seq_;
+  msg.topic = std::move(m.topic);
+  msg.event = std::move(m.event);
+  msg.payload = std::move(m.payload);
+  msg.binary = m.binary;
+  if (buffer_.size() >= options_.buffer_limit) {
+    buffer_.pop_front();
+    ctx_.sink.add(ids_.dropped);
+  }
+  buffer_.push_back(std::move(msg));
+  const ChannelMessage& stored = buffer_.back();
+  // Wake the first waiter this message satisfies (each message is read by one await).
+  for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+    Waiter& w = it->second;
+    if (w.topic == stored.topic && (w.event.empty() || w.event == stored.event) && stored.seq > w.after_seq) {
+      auto done = std::move(w.done);
+      waiters_.erase(it);
+      done(&stored);
+      return;
+    }
+  }
+}
+
+const ChannelMessage* ChannelsSocket::find(const std::string& topic, const std::string& event,
+                                           std::uint64_t after_seq) const {
+  for (const ChannelMessage& m : buffer_) {
+    if (m.seq > after_seq && m.topic == topic && (event.empty() || m.event == event)) return &m;
+  }
+  return nullptr;
+}
+
+void ChannelsSocket::wait_message(const std::string& topic, const std::string& event, std::uint64_t after_seq,
+                                  Nanos timeout, std::function<void(const ChannelMessage*)> done) {
+  if (const ChannelMessage* m = find(topic, event, after_seq)) {
+    const std::uint64_t seq = m->seq;
+    post([this, seq, topic, event, done = std::move(done)] { done(find(topic, event, seq - 1)); });
+    return;
+  }
+  if (closed_) {
+    post([done = std::move(done)] { done(nullptr); });
+    return;
+  }
+  const std::uint64_t id = ++next_waiter_;
+  Waiter w;
+  w.topic = topic;
+  w.event = event;
+  w.after_seq = after_seq;
+  w.done = std::move(done);
+  w.timer = std::make_unique<boost::asio::steady_timer>(ctx_.io);
+  w.timer->expires_after(std::chrono::nanoseconds(timeout > 0 ? timeout : options_.default_timeout));
+  w.timer->async_wait([weak = weak_from_this(), id](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) {
+      auto it = self->waiters_.find(id);
+      if (it == self->waiters_.end()) return;
+      auto cb = std::move(it->second.done);
+      self->waiters_.erase(it);
+      cb(nullptr);
+    }
+  });
+  waiters_.emplace(id, std::move(w));
+}
+
+void ChannelsSocket::consume(std::uint64_t seq) {
+  for (auto it = buffer_.begin(); it != buffer_.end(); ++it) {
+    if (it->seq == seq) {
+      buffer_.erase(it);
+      return;
+    }
+  }
+}
+
+// --- presence ---
+
+proto::phx::Presence& ChannelsSocket::presence(const std::string& topic) {
+  auto [it, inserted] = presence_.try_emplace(topic);
+  if (inserted) {
+    // Asked for after the join: replay what arrived since (nothing received is lost).
+    auto ch = channels_.find(topic);
+    if (ch != channels_.end()) it->second.presence.set_join_ref(ch->second.join_ref);
+    for (const ChannelMessage& m : buffer_) {
+      if (m.topic != topic || m.binary) continue;
+      boost::system::error_code ec;
+      auto value = boost::json::parse(m.payload, ec);
+      if (ec || !value.is_object()) continue;
+      if (m.event == "presence_state") {
+        it->second.presence.apply_state(value.as_object(), ch != channels_.end() ? ch->second.join_ref : "");
+      } else if (m.event == "presence_diff") {
+        it->second.presence.apply_diff(value.as_object());
+      }
+    }
+  }
+  return it->second.presence;
+}
+
+std::uint64_t ChannelsSocket::presence_version(const std::string& topic) const {
+  auto it = presence_.find(topic);
+  return it == presence_.end() ? 0 : it->second.version;
+}
+
+void ChannelsSocket::notify_presence(const std::string& topic) {
+  auto it = presence_.find(topic);
+  if (it == presence_.end()) return;
+  ++it->second.version;
+  auto waiters = std::move(it->second.waiters);
+  it->second.waiters.clear();
+  for (auto& [id, done] : waiters) {
+    presence_timers_.erase(id);
+    done(true);
+  }
+}
+
+void ChannelsSocket::wait_presence(const std::string& topic, std::uint64_t after_version, Nanos timeout,
+                                   std::function<void(bool)> done) {
+  presence(topic);
+  auto& pt = presence_.at(topic);
+  if (pt.version > after_version) {
+    post([done = std::move(done)] { done(true); });
+    return;
+  }
+  if (closed_) {
+    post([done = std::move(done)] { done(false); });
+    return;
+  }
+  const std::uint64_t id = ++next_waiter_;
+  pt.waiters.emplace_back(id, std::move(done));
+  auto timer = std::make_unique<boost::asio::steady_timer>(ctx_.io);
+  timer->expires_after(std::chrono::nanoseconds(timeout > 0 ? timeout : options_.default_timeout));
+  timer->async_wait([weak = weak_from_this(), topic, id](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    self->presence_timers_.erase(id);
+    auto& ws = self->presence_.at(topic).waiters;
+    for (auto it = ws.begin(); it != ws.end(); ++it) {
+      if (it->first == id) {
+        auto cb = std::move(it->second);
+        ws.erase(it);
+        cb(false);
+        return;
+      }
+    }
+  });
+  presence_timers_.emplace(id, std::move(timer));
+}
+
+// --- endings ---
+
+void ChannelsSocket::record_outcome(RequestKind kind, const Pending& p, const ChannelReply& reply) {
+  if (kind == RequestKind::Heartbeat) return;
+  const auto timing = kind == RequestKind::Join ? ids_.join : kind == RequestKind::Push ? ids_.push : ids_.leave;
+  const auto errors =
+      kind == RequestKind::Join ? ids_.join_errors : kind == RequestKind::Push ? ids_.push_errors : ids_.leave_errors;
+  if (reply.failure.empty()) ctx_.sink.record(timing, ctx_.clock.now() - p.sent_at);
+  // A request cut off because the scenario closed the socket is neither done nor failed.
+  if (reply.failure == "closed" && closing_by_scenario_) return;
+  const bool ok = reply.ok();
+  if (!ok) {
+    const std::string reason = reply.failure.empty()
+                                   ? (kind == RequestKind::Join ? std::string("refused") : "status " + reply.status)
+                                   : reply.failure;
+    ctx_.sink.add_error(errors, reason);
+  }
+  ctx_.sink.request_finished(ok);
+}
+
+void ChannelsSocket::finish(const std::string& ref, ChannelReply reply) {
+  auto it = pending_.find(ref);
+  if (it == pending_.end()) return;
+  Pending p = std::move(it->second);
+  pending_.erase(it);
+  if (p.timer) p.timer->cancel();
+  if (p.kind == RequestKind::Join && !reply.ok()) {
+    auto ch = channels_.find(p.topic);
+    if (ch != channels_.end() && ch->second.join_ref == p.join_ref) channels_.erase(ch);
+  }
+  record_outcome(p.kind, p, reply);
+  if (p.done) p.done(reply);
+}
+
+void ChannelsSocket::fail_topic(const std::string& topic, const std::string& failure, const std::string& message) {
+  std::vector<std::string> refs;
+  for (const auto& [ref, p] : pending_)
+    if (p.topic == topic) refs.push_back(ref);
+  for (const auto& ref : refs) {
+    ChannelReply r;
+    // LiveView sends phx_close before the leave's reply: a pending leave has what it wanted.
+    if (pending_.at(ref).kind == RequestKind::Leave && failure == "channel_closed") {
+      r.status = "ok";
+      r.response = "{}";
+    } else {
+      r.failure = failure;
+      r.message = message;
+    }
+    finish(ref, std::move(r));
+  }
+}
+
+void ChannelsSocket::on_closed(const std::string& reason) {
+  if (closed_) return;
+  closed_ = true;
+  open_ = false;
+  if (heartbeat_timer_) heartbeat_timer_->cancel();
+  channels_.clear();
+  std::vector<std::string> refs;
+  for (const auto& [ref, p] : pending_) refs.push_back(ref);
+  for (const auto& ref : refs) {
+    ChannelReply r;
+    r.failure = "closed";
+    r.message = "the socket closed: " + reason;
+    finish(ref, std::move(r));
+  }
+  auto waiters = std::move(waiters_);
+  waiters_.clear();
+  for (auto& [id, w] : waiters) {
+    if (w.timer) w.timer->cancel();
+    w.done(nullptr);
+  }
+  for (auto& [topic, pt] : presence_) {
+    auto ws = std::move(pt.waiters);
+    pt.waiters.clear();
+    for (auto& [id, done] : ws) done(false);
+  }
+  presence_timers_.clear();
+}
+
+void ChannelsSocket::close(const std::string& reason) {
+  if (closed_) return;
+  closing_by_scenario_ = true;
+  close_(proto::ws::close_code::kNormal, reason);
+  on_closed(reason);
+}
+
+}  // namespace stampede::clients

@@ -1,0 +1,169 @@
+#pragma once
+// A Phoenix socket as phoenix.js runs it (../shared/phoenix-protocol.md §3, appendix B):
+// refs from one counter per socket, the current join_ref on every channel message, replies
+// matched by ref (and join_ref), pushes and broadcasts routed by (topic, join_ref) with stale
+// ones dropped, heartbeats on their own timer, and every pending push failed at once when
+// its channel crashes or closes or the socket goes away.
+//
+// It sits on a message transport (a WebSocket) through two functions, so the protocol logic
+// is tested without sockets. Single-threaded: everything runs on the worker's loop.
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "clients/client_context.hpp"
+#include "proto/phoenix_message.hpp"
+#include "proto/phoenix_presence.hpp"
+#include "proto/websocket_frame.hpp"
+
+namespace stampede::clients {
+
+// The outcome of join/push/leave.
+struct ChannelReply {
+  std::string status;    // "ok", "error", ... when a reply arrived
+  std::string response;  // JSON text, or raw bytes when `binary`
+  bool binary = false;
+  // Empty when a reply arrived. Otherwise: timeout, channel_crashed, channel_closed, closed.
+  std::string failure;
+  std::string message;   // a sentence for people when `failure` is set
+  bool ok() const { return failure.empty() && status == "ok"; }
+};
+
+// A push or broadcast from the server, kept until the scenario reads it.
+struct ChannelMessage {
+  std::uint64_t seq = 0;
+  std::string topic;
+  std::string event;
+  std::string payload;  // JSON text, or raw bytes when `binary`
+  bool binary = false;
+};
+
+struct ChannelsOptions {
+  proto::phx::Serializer serializer = proto::phx::Serializer::V2;
+  Nanos heartbeat_interval = 30 * kSecond;  // 0: no heartbeats
+  Nanos default_timeout = 10 * kSecond;     // phoenix.js DEFAULT_TIMEOUT
+  std::size_t buffer_limit = 1000;          // messages kept for await(); the oldest go first
+};
+
+class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
+ public:
+  using Send = std::function<void(std::string data, bool binary)>;
+  using Close = std::function<void(std::uint16_t code, std::string reason)>;
+  using ReplyHandler = std::function<void(const ChannelReply&)>;
+
+  ChannelsSocket(ClientContext& ctx, ChannelsOptions options, Send send, Close close);
+  ~ChannelsSocket();
+
+  // --- from the transport ---
+  void on_open();
+  void on_frame(std::string_view data, bool binary);
+  // The connection is gone: every pending request fails with `closed` and this reason.
+  void on_closed(const std::string& reason);
+
+  // --- requests: the handler is called exactly once, never from inside the call ---
+  void join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done);
+  void push(const std::string& topic, const std::string& event, std::string payload, bool binary, Nanos timeout,
+            ReplyHandler done);
+  void leave(const std::string& topic, Nanos timeout, ReplyHandler done);
+  // A push whose reply nobody waits for.
+  void cast(const std::string& topic, const std::string& event, std::string payload, bool binary);
+
+  // --- messages from the server, buffered from the moment the socket opened ---
+  // The first buffered message after `after_seq` on `topic` with `event` (empty event: any).
+  const ChannelMessage* find(const std::string& topic, const std::string& event, std::uint64_t after_seq) const;
+  // Calls `done` with the first such message, now or when it arrives, or with nullptr on
+  // timeout or when the socket closes.
+  void wait_message(const std::string& topic, const std::string& event, std::uint64_t after_seq, Nanos timeout,
+                    std::function<void(const ChannelMessage*)> done);
+  void consume(std::uint64_t seq);
+
+  // --- Presence: kept in sync for a topic from the moment it is asked for ---
+  proto::phx::Presence& presence(const std::string& topic);
+  std::uint64_t presence_version(const std::string& topic) const;
+  // Calls done(true) once the presence of `topic` changes past `after_version`, done(false)
+  // on timeout or close.
+  void wait_presence(const std::string& topic, std::uint64_t after_version, Nanos timeout,
+                     std::function<void(bool)> done);
+
+  bool is_open() const { return open_; }
+  bool joined(const std::string& topic) const;
+  // Closes the connection (normal closure) and fails whatever is pending.
+  void close(const std::string& reason = "closed by the scenario");
+  const ChannelsOptions& options() const { return options_; }
+
+ private:
+  enum class RequestKind { Join, Push, Leave, Heartbeat };
+  struct Pending {
+    RequestKind kind;
+    std::string topic;
+    std::string join_ref;
+    Nanos sent_at = 0;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+    ReplyHandler done;
+  };
+  struct Channel {
+    enum class State { Joining, Joined, Leaving, Errored, Closed } state = State::Joining;
+    std::string join_ref;
+  };
+  struct Waiter {
+    std::string topic;
+    std::string event;
+    std::uint64_t after_seq = 0;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+    std::function<void(const ChannelMessage*)> done;
+  };
+  struct PresenceTopic {
+    proto::phx::Presence presence;
+    std::uint64_t version = 0;
+    std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> waiters;  // (id, done)
+  };
+
+  std::string next_ref();
+  void send(const proto::phx::Message& m);
+  std::string send_request(RequestKind kind, proto::phx::Message m, Nanos timeout, ReplyHandler done);
+  void on_reply(const proto::phx::Message& m);
+  void on_channel_end(const proto::phx::Message& m, bool crashed);
+  void deliver(proto::phx::Message&& m);
+  void finish(const std::string& ref, ChannelReply reply);
+  void fail_topic(const std::string& topic, const std::string& failure, const std::string& message);
+  void record_outcome(RequestKind kind, const Pending& p, const ChannelReply& reply);
+  void arm_heartbeat();
+  void send_heartbeat();
+  void notify_presence(const std::string& topic);
+  void post(std::function<void()> fn);
+
+  ClientContext& ctx_;
+  ChannelsOptions options_;
+  Send send_;
+  Close close_;
+  bool open_ = false;
+  bool closed_ = false;
+  std::uint64_t ref_counter_ = 0;
+  std::uint64_t seq_ = 0;
+  std::unordered_map<std::string, Pending> pending_;  // by ref
+  std::unordered_map<std::string, Channel> channels_;  // by topic
+  std::deque<ChannelMessage> buffer_;
+  std::map<std::uint64_t, Waiter> waiters_;  // by id
+  std::uint64_t next_waiter_ = 0;
+  std::map<std::string, PresenceTopic> presence_;
+  std::map<std::uint64_t, std::unique_ptr<boost::asio::steady_timer>> presence_timers_;  // by waiter id
+  std::unique_ptr<boost::asio::steady_timer> heartbeat_timer_;
+  std::optional<std::string> heartbeat_ref_;
+  Nanos heartbeat_sent_at_ = 0;
+  bool closing_by_scenario_ = false;
+
+  struct Ids {
+    metrics::MetricId join, join_errors, push, push_errors, leave, leave_errors, messages, dropped, heartbeat,
+        heartbeat_timeouts;
+  };
+  Ids ids_{};
+};
+
+}  // namespace stampede::clients
