@@ -13,7 +13,8 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 ./scripts/setup.sh
 ./scripts/setup-test-deps.sh
 
-step() { printf '\n== %s ==\n' "$*" >&2; }
+started=$(date +%s)
+step() { printf '\n== %s (at %ss) ==\n' "$*" "$(( $(date +%s) - started ))" >&2; }
 
 step "release build"
 ./scripts/build.sh

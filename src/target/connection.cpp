@@ -5,11 +5,13 @@
 #include <chrono>
 #include <exception>
 
+#include "target/channels_hub.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
 #include "target/truth.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
+#include "target/ws_connection.hpp"
 
 namespace stampede::target {
 namespace {
@@ -94,6 +96,11 @@ void Connection::consume(std::string_view bytes) {
     if (parser_.done()) {
       dispatch(SteadyClock::monotonic_now());
       parser_.reset();
+      // What follows an accepted upgrade is the client's first WebSocket bytes.
+      if (upgrade_) {
+        upgrade_->early_bytes.assign(bytes.data(), bytes.size());
+        return;
+      }
     } else if (parser_.failed()) {
       answer_bad_request();
       return;
@@ -122,6 +129,10 @@ void Connection::dispatch(Nanos received_at) {
   split_target(request.target, path, query);
   if (path.substr(0, 3) == "/__") {
     answer_control(slot, path, request.method);
+    return;
+  }
+  if (wants_websocket(request, path)) {
+    answer_websocket(slot, path, query);
     return;
   }
 
@@ -166,8 +177,41 @@ void Connection::answer_control(PendingResponse& slot, std::string_view path, st
     });
     return;
   }
-  slot.response.set_static(404, kJson, R"({"error":"unknown control endpoint; try GET /__truth or POST /__reset"})");
+  if (path == "/__channels" && (method == "GET" || method == "HEAD")) {
+    slot.response.set_owned(200, kJson, worker_.shared().channels->stats_json());
+    slot.ready = true;
+    return;
+  }
+  slot.response.set_static(404, kJson,
+                           R"({"error":"unknown control endpoint; try GET /__truth, POST /__reset or GET /__channels"})");
   slot.ready = true;
+}
+
+void Connection::answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query) {
+  // WebSocket traffic is not part of the HTTP truth, and neither is the handshake.
+  slot.measured = false;
+  slot.ready = true;
+  auto answer = answer_upgrade(parser_.request(), path, query, worker_.shared().ws_compress);
+  if (answer.status != 101) {
+    slot.response.set_owned(answer.status, answer.status == 404 ? kJson : kText, std::move(answer.body));
+    slot.response.headers = std::move(answer.headers);
+    return;
+  }
+  slot.upgrade = true;
+  slot.response.body = std::move(answer.head);
+  upgrade_ = std::make_unique<WsPlan>(std::move(answer.plan));
+  reading_ = false;  // the rest of the input is WebSocket frames
+}
+
+void Connection::hand_over_to_websocket() {
+  // The socket lives on in the WebSocket; this HTTP connection is over (and has no
+  // operation pending on it: it stopped reading at the upgrade, and the 101 is written).
+  closed_ = true;
+  linger_timer_.cancel();
+  auto websocket = std::make_shared<WsConnection>(worker_, std::move(socket_), std::move(*upgrade_));
+  upgrade_.reset();
+  // Posted: the WebSocket reads into the same scratch buffer this read may still be using.
+  asio::post(worker_.io(), [websocket] { websocket->start(); });
 }
 
 void Connection::hold(PendingResponse& slot, Nanos delay) {
@@ -206,6 +250,8 @@ void Connection::flush() {
       const auto& slot = queue_.at(ready);
       if (slot.interim) {
         append_continue(out_);
+      } else if (slot.upgrade) {
+        out_ += slot.response.body;
       } else {
         append_response(out_, slot.response, {slot.version_minor, slot.head_request, slot.keep_alive},
                         worker_.date_line());
@@ -250,16 +296,22 @@ void Connection::finish_write() {
   const Nanos written_at = SteadyClock::monotonic_now();
   auto& held = worker_.held_times();
   bool last = false;
+  bool upgraded = false;
   for (std::size_t i = 0; i < in_flight_; ++i) {
     const auto& slot = queue_.at(0);
     if (slot.measured) held.push_back(written_at - slot.received_at);
     last = last || !slot.keep_alive;
+    upgraded = upgraded || slot.upgrade;
     queue_.pop_front();
   }
   in_flight_ = 0;
   out_.clear();
   if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
 
+  if (upgraded) {
+    hand_over_to_websocket();
+    return;
+  }
   if (last) {
     linger_then_close();
     return;

@@ -7,9 +7,10 @@
 // The held time runs from "fully received" (the parser completed the request) to "response
 // written" (the moment the last byte was handed to the kernel), on the monotonic clock.
 //
-// A protocol upgrade (WebSocket and the Phoenix protocols over it) will be decided in
-// dispatch(), before the route table: the connection then stops reading HTTP and hands its
-// socket and any bytes already read to the protocol's session.
+// A protocol upgrade (WebSocket and the Phoenix protocols over it) is decided in dispatch(),
+// before the route table: the connection stops reading HTTP, queues the 101 behind the
+// responses it still owes, and once that is written hands its socket and any bytes already
+// read to a WsConnection. Upgrade requests and their refusals are not measured.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "proto/http_request_parser.hpp"
 #include "target/asio_types.hpp"
 #include "target/response_queue.hpp"
+#include "target/websocket_upgrade.hpp"
 
 namespace stampede::target {
 
@@ -36,6 +38,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void consume(std::string_view bytes);
   void dispatch(Nanos received_at);
   void answer_control(PendingResponse& slot, std::string_view path, std::string_view method);
+  void answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query);
+  void hand_over_to_websocket();
   void hold(PendingResponse& slot, Nanos delay);
   void answer_bad_request();
   void peer_closed_sending();
@@ -57,6 +61,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   proto::HttpRequestParser parser_;
   ResponseQueue queue_;
   std::string out_;               // the bytes of the write in flight
+  std::unique_ptr<WsPlan> upgrade_;  // an accepted upgrade, until its 101 is written
   std::size_t in_flight_ = 0;     // queue slots covered by that write
   Timer linger_timer_;
   bool reading_ = true;           // false once no further request will be read

@@ -26,6 +26,7 @@ struct PendingResponse {
   bool keep_alive = true;   // false: the connection ends after this response
   bool measured = false;    // counted in the truth when written
   bool interim = false;     // "100 Continue" before the body of the request that follows
+  bool upgrade = false;     // "101 Switching Protocols" (in response.body): the last HTTP response
   bool ready = false;       // may be written (hold over, or nothing to wait for)
 
   void recycle() {
@@ -36,6 +37,7 @@ struct PendingResponse {
     keep_alive = true;
     measured = false;
     interim = false;
+    upgrade = false;
     ready = false;
   }
 };

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "common/clock.hpp"
 #include "target/delay_spec.hpp"
 #include "target/listen_address.hpp"
 
@@ -16,6 +17,9 @@ struct TargetOptions {
   std::optional<std::uint64_t> seed;   // --seed; absent: a random seed per start
   unsigned threads = 1;                // --threads: one event loop (and acceptor) each
   std::string truth_out;               // --truth-out: run_target_command writes the truth here at exit
+  // WebSockets (/socket/websocket, /ws):
+  Nanos ws_idle_timeout = 60 * kSecond;  // --ws-idle-timeout: closed (1000) after this long without a client frame
+  bool ws_compress = false;              // --ws-compress: accept permessage-deflate (Phoenix's `compress: true`)
 };
 
 }  // namespace stampede::target

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "target/channels_hub.hpp"
 #include "target/target_routes.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
@@ -25,6 +26,8 @@ struct TargetServer::Impl {
   TargetOptions options;
   RouteTable routes;
   WorkerShared shared;
+  // Before the workers: their sockets still leave their channels while the workers go.
+  std::unique_ptr<ChannelsHub> channels;
   std::vector<std::unique_ptr<Worker>> workers;
   std::unique_ptr<TruthCollector> collector;
   std::vector<std::thread> threads;
@@ -35,10 +38,15 @@ struct TargetServer::Impl {
 
 void TargetServer::Impl::start() {
   if (options.threads == 0) throw std::runtime_error("--threads must be at least 1");
+  if (options.ws_idle_timeout <= 0) throw std::runtime_error("--ws-idle-timeout must be positive");
+  const std::uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+  channels = std::make_unique<ChannelsHub>(options.threads, seed);
   shared.routes = &routes;
+  shared.channels = channels.get();
   shared.delay = options.delay;
   shared.worker_count = options.threads;
-  const std::uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+  shared.ws_idle_timeout = options.ws_idle_timeout;
+  shared.ws_compress = options.ws_compress;
 
   boost::system::error_code ec;
   const auto address = boost::asio::ip::make_address(options.listen.host, ec);
@@ -60,7 +68,12 @@ void TargetServer::Impl::start() {
   port = endpoint.port();
 
   std::vector<Worker*> worker_pointers;
-  for (auto& worker : workers) worker_pointers.push_back(worker.get());
+  std::vector<asio::io_context*> loops;
+  for (auto& worker : workers) {
+    worker_pointers.push_back(worker.get());
+    loops.push_back(&worker->io());
+  }
+  channels->connect(loops);
   collector = std::make_unique<TruthCollector>(std::move(worker_pointers));
   shared.truth = collector.get();
   for (auto& worker : workers) threads.emplace_back([w = worker.get()] { w->run(); });
@@ -73,6 +86,7 @@ void TargetServer::Impl::stop() {
   for (auto& thread : threads) thread.join();
   threads.clear();
   collector->stop();
+  channels->disconnect();
   // The threads are gone: the records can be read directly.
   for (auto& worker : workers) {
     const auto& held = worker->held_times();

@@ -7,6 +7,7 @@
 #include <boost/asio/socket_base.hpp>
 #include <memory>
 
+#include "target/channels_hub.hpp"
 #include "target/connection.hpp"
 
 namespace stampede::target {
@@ -20,6 +21,9 @@ using ReusePort = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>
 constexpr std::size_t kHeldTimesReserve = 8 << 20;
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(50);
+// Spare output buffers kept per worker, and the largest one worth keeping.
+constexpr std::size_t kSpareOutputBuffers = 64;
+constexpr std::size_t kSpareOutputCapacity = 64 * 1024;
 
 // Out of descriptors or memory: retrying at once would spin. Said once per process.
 void report_accept_trouble(const boost::system::error_code& ec) {
@@ -42,7 +46,25 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
   route_state_.next_post_id = 4 + index;
   route_state_.post_id_step = shared.worker_count;
+  if (shared.channels != nullptr) channels_ = &shared.channels->bus(index);
 }
+
+std::string Worker::take_output_buffer() {
+  if (spare_output_.empty()) return {};
+  std::string buffer = std::move(spare_output_.back());
+  spare_output_.pop_back();
+  return buffer;
+}
+
+void Worker::return_output_buffer(std::string& buffer) {
+  buffer.clear();
+  if (buffer.capacity() > 0 && buffer.capacity() <= kSpareOutputCapacity && spare_output_.size() < kSpareOutputBuffers) {
+    spare_output_.push_back(std::move(buffer));
+  }
+  std::string().swap(buffer);
+}
+
+ChannelsBus& Worker::channels() { return *channels_; }
 
 void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
   acceptor_.open(endpoint.protocol());

@@ -15,13 +15,18 @@
 namespace stampede::target {
 
 class TruthCollector;
+class ChannelsHub;
+class ChannelsBus;
 
 // What all workers read and none change after start.
 struct WorkerShared {
   const RouteTable* routes = nullptr;
   TruthCollector* truth = nullptr;
+  ChannelsHub* channels = nullptr;
   DelaySpec delay;
   unsigned worker_count = 1;
+  Nanos ws_idle_timeout = 60 * kSecond;  // a WebSocket that sends nothing for this long is closed
+  bool ws_compress = false;              // accept permessage-deflate when offered
 };
 
 class Worker {
@@ -51,6 +56,14 @@ class Worker {
   // Scratch space for reads, shared by every connection of this worker, so an idle
   // connection owns no read buffer.
   std::string& read_buffer() { return read_buffer_; }
+  // Scratch space for permessage-deflate: one for what is inflated, one for what is deflated.
+  std::string& inflate_buffer() { return inflate_buffer_; }
+  std::string& deflate_buffer() { return deflate_buffer_; }
+  // Output buffers lent to WebSocket connections while they have something to write, and
+  // taken back when it is written: an idle socket owns none, a busy one allocates none.
+  std::string take_output_buffer();
+  void return_output_buffer(std::string& buffer);
+  ChannelsBus& channels();
 
  private:
   void accept_next();
@@ -62,6 +75,10 @@ class Worker {
   RouteState route_state_;
   HttpDateCache date_;
   std::string read_buffer_;
+  std::string inflate_buffer_;
+  std::string deflate_buffer_;
+  std::vector<std::string> spare_output_;
+  ChannelsBus* channels_ = nullptr;
   // Declared after the state above so it is destroyed first: destroying it destroys the
   // pending handlers, which own the connections, which use that state until they go.
   asio::io_context io_;

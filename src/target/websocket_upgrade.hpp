@@ -1,0 +1,56 @@
+#pragma once
+// Which WebSocket application a request reaches, and what the target answers it, in the
+// order a Phoenix endpoint decides (../shared/phoenix-protocol.md §1.1, §1.5, §1.6):
+//   GET /socket/websocket?vsn=...   Phoenix channels; vsn 2.0.0 -> V2, 1.0.0 or none -> V1,
+//                                   anything else -> 403 with an empty body
+//   GET /ws                         plain echo of text and binary messages
+//   any other path                  404
+//   not GET, or a malformed upgrade 400 with the reason (426 for a version other than 13)
+// permessage-deflate is accepted only when the target allows it (like Phoenix's
+// `compress: true`) and the client offers it, with Cowboy's defaults: context takeover both
+// ways, 15-bit windows. That costs about 300 KiB of zlib state per socket that has sent and
+// received a message, which is why it is off unless asked for.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "proto/http_request_parser.hpp"
+#include "proto/phoenix_message.hpp"
+#include "proto/permessage_deflate.hpp"
+
+namespace stampede::target {
+
+inline constexpr std::string_view kChannelsPath = "/socket/websocket";
+inline constexpr std::string_view kEchoPath = "/ws";
+
+enum class WsApplication { Echo, Channels };
+
+// What an accepted upgrade becomes.
+struct WsPlan {
+  WsApplication application = WsApplication::Echo;
+  proto::phx::Serializer serializer = proto::phx::Serializer::V2;
+  std::string user_id;                    // the connect parameter "user_id", "" when absent
+  std::optional<proto::ws::DeflateParams> deflate;  // negotiated permessage-deflate
+  std::string early_bytes;                // what the client sent after the request, unread yet
+};
+
+struct UpgradeAnswer {
+  int status = 101;
+  std::string body;     // a refusal's body
+  std::string headers;  // a refusal's extra header lines ("Name: value\r\n")
+  std::string head;     // 101: the whole response head
+  WsPlan plan;          // 101 only
+};
+
+// Whether the connection should treat this request as a WebSocket one rather than look it
+// up in the route table: it asks for an upgrade, or it is for a WebSocket path.
+bool wants_websocket(const proto::HttpRequest& request, std::string_view path);
+
+UpgradeAnswer answer_upgrade(const proto::HttpRequest& request, std::string_view path, std::string_view query,
+                             bool allow_compression);
+
+// The serializer a `vsn` connect parameter selects (absent: V1); nullopt for a version
+// neither "~> 1.0.0" nor "~> 2.0.0" accepts.
+std::optional<proto::phx::Serializer> serializer_for_vsn(std::optional<std::string_view> vsn);
+
+}  // namespace stampede::target
