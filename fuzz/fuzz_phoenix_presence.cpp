@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,7 @@ const json::object* as_object(std::string_view text, json::value& holder) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   Presence p;
+  std::optional<std::string> synced;  // the join_ref of the last state applied
   while (!input.empty()) {
     const std::size_t nl = input.find('\n');
     const std::string_view line = input.substr(0, nl);
@@ -57,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (line.front()) {
       case 'j':
         p.set_join_ref(std::string(rest));
-        if (!p.in_pending_sync_state()) std::abort();
+        // A new join waits for its state; naming the synced join again changes nothing.
+        if (p.in_pending_sync_state() != (synced != rest)) std::abort();
         break;
       case 's': {
         const std::size_t space = rest.find(' ');
@@ -66,6 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!state) break;
         if (p.apply_state(*state, rest.substr(0, space)) == Presence::Outcome::Applied) {
           if (p.in_pending_sync_state() || p.held_diffs() != 0) std::abort();
+          synced.emplace(rest.substr(0, space));
         }
         break;
       }

@@ -39,8 +39,13 @@ void ChannelsSocket::post(std::function<void()> fn) {
 
 std::string ChannelsSocket::next_ref() { return std::to_string(++ref_counter_); }
 
+phx::Frame ChannelsSocket::encode(const phx::Message& m) const {
+  return options_.custom_encode ? options_.custom_encode(m)
+                                : phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
+}
+
 void ChannelsSocket::send(const phx::Message& m) {
-  phx::Frame f = phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
+  phx::Frame f = encode(m);
   send_(std::move(f.data), f.binary_frame);
 }
 
@@ -85,6 +90,8 @@ void ChannelsSocket::send_heartbeat() {
 std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos timeout, ReplyHandler done) {
   const std::string ref = next_ref();
   m.ref = ref;
+  // Encoded first: a message that cannot be encoded throws before anything is pending.
+  phx::Frame frame = encode(m);
   Pending p;
   p.kind = kind;
   p.topic = m.topic;
@@ -115,7 +122,7 @@ std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos
   }
   ctx_.sink.request_sent();
   pending_.emplace(ref, std::move(p));
-  send(m);
+  send_(std::move(frame.data), frame.binary_frame);
   return ref;
 }
 
@@ -128,10 +135,16 @@ void ChannelsSocket::join(const std::string& topic, std::string payload_json, Na
   m.payload = payload_json.empty() ? "{}" : std::move(payload_json);
   const std::string join_ref = std::to_string(ref_counter_ + 1);  // join_ref == ref of the join
   m.join_ref = join_ref;
+  const auto previous = channels_.find(topic) == channels_.end() ? std::nullopt : std::optional(channels_[topic]);
   Channel& ch = channels_[topic];
   ch.state = Channel::State::Joining;
   ch.join_ref = join_ref;
-  send_request(RequestKind::Join, std::move(m), timeout, std::move(done));
+  try {
+    send_request(RequestKind::Join, std::move(m), timeout, std::move(done));
+  } catch (...) {
+    if (previous) channels_[topic] = *previous; else channels_.erase(topic);
+    throw;
+  }
 }
 
 void ChannelsSocket::push(const std::string& topic, const std::string& event, std::string payload, bool binary,
@@ -176,7 +189,9 @@ bool ChannelsSocket::joined(const std::string& topic) const {
 // --- inbound ---
 
 void ChannelsSocket::on_frame(std::string_view data, bool binary) {
-  phx::Decoded decoded = phx::decode(data, binary, options_.serializer, phx::Direction::ServerToClient);
+  phx::Decoded decoded = options_.custom_decode
+                             ? options_.custom_decode(data, binary)
+                             : phx::decode(data, binary, options_.serializer, phx::Direction::ServerToClient);
   if (auto* error = std::get_if<std::string>(&decoded)) {
     // A server that sends something we cannot read: count it and drop the socket, like a
     // Phoenix client would fail to parse and reconnect.
@@ -209,7 +224,10 @@ void ChannelsSocket::on_reply(const phx::Message& m) {
     r.status = m.status;
     r.response = m.payload;
     r.binary = true;
-  } else if (!phx::split_reply(m.payload, r.status, r.response)) {
+  } else if (!m.status.empty()) {
+    r.status = m.status;  // read by the decoder in the same pass
+    r.response = std::string(phx::reply_response(m));
+  } else {
     r.status = "error";
     r.response = m.payload;
   }

@@ -50,6 +50,10 @@ struct ChannelsOptions {
   Nanos heartbeat_interval = 30 * kSecond;  // 0: no heartbeats
   Nanos default_timeout = 10 * kSecond;     // phoenix.js DEFAULT_TIMEOUT
   std::size_t buffer_limit = 1000;          // messages kept for await(); the oldest go first
+  // A serializer of the application's own (servers that add message types): when set, used
+  // instead of `serializer`. decode returns the message or an error sentence.
+  std::function<proto::phx::Frame(const proto::phx::Message&)> custom_encode;
+  std::function<proto::phx::Decoded(std::string_view data, bool binary)> custom_decode;
 };
 
 class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
@@ -72,6 +76,8 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   void push(const std::string& topic, const std::string& event, std::string payload, bool binary, Nanos timeout,
             ReplyHandler done);
   void leave(const std::string& topic, Nanos timeout, ReplyHandler done);
+  // join/push/leave/cast throw std::invalid_argument for a message that cannot be encoded
+  // (e.g. a topic over 255 bytes in a binary frame); nothing is sent then.
   // A push whose reply nobody waits for.
   void cast(const std::string& topic, const std::string& event, std::string payload, bool binary);
 
@@ -126,6 +132,7 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   };
 
   std::string next_ref();
+  proto::phx::Frame encode(const proto::phx::Message& m) const;  // may throw std::invalid_argument
   void send(const proto::phx::Message& m);
   std::string send_request(RequestKind kind, proto::phx::Message m, Nanos timeout, ReplyHandler done);
   void on_reply(const proto::phx::Message& m);

@@ -216,6 +216,7 @@ WsEvent WebSocketReader::fail(std::uint16_t code, std::string why) {
 bool WebSocketReader::read_header(WsEvent& event) {
   const auto gather = [this](std::size_t want) {
     const std::size_t n = std::min<std::size_t>(want - std::min<std::size_t>(want, header_size_), input_.size());
+    if (n == 0) return header_size_ >= want;  // (an empty view may have no data pointer for memcpy)
     std::memcpy(header_.data() + header_size_, input_.data(), n);
     header_size_ = static_cast<std::uint8_t>(header_size_ + n);
     input_.remove_prefix(n);
@@ -376,8 +377,10 @@ WsEvent WebSocketReader::next() {
         payload = input_.substr(0, available);  // the whole frame is here: no copy
         input_.remove_prefix(available);
       } else {
-        std::memcpy(control_.data() + control_size_, input_.data(), available);
-        if (mask_) apply_mask(control_.data() + control_size_, available, *mask_, payload_read_);
+        if (available > 0) {
+          std::memcpy(control_.data() + control_size_, input_.data(), available);
+          if (mask_) apply_mask(control_.data() + control_size_, available, *mask_, payload_read_);
+        }
         control_size_ += available;
         payload_read_ += available;
         input_.remove_prefix(available);
@@ -398,7 +401,7 @@ WsEvent WebSocketReader::next() {
       chunk = input_.substr(0, available);
     } else {
       const std::size_t start = message_.size();
-      message_.append(input_.data(), available);
+      if (available > 0) message_.append(input_.data(), available);
       if (mask_) apply_mask(message_.data() + start, available, *mask_, payload_read_);
       chunk = std::string_view(message_).substr(start);
     }

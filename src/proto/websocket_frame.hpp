@@ -111,6 +111,8 @@ class WebSocketReader {
   // unchanged until next() has returned NeedMore (by then the reader has copied whatever
   // it still needs). Feeding again before that is allowed but costs a copy.
   void feed(std::string_view bytes);
+  // A temporary string would be gone before next() reads it.
+  void feed(std::string&&) = delete;
   // The next event from what has been fed. Call until it returns NeedMore.
   WsEvent next();
   // Bytes held: a partial frame header, a partial control frame, or a partial message's

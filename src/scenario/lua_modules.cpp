@@ -3,6 +3,7 @@
 #include <lua.hpp>
 #include <string>
 
+#include "proto/duration.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -16,6 +17,12 @@ void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through 
   lua_setfield(L, -2, "stampede.http");
   lua_pushcfunction(L, open_json_module);
   lua_setfield(L, -2, "stampede.json");
+  lua_pushcfunction(L, open_error_module);
+  lua_setfield(L, -2, "stampede.error");
+  lua_pushcfunction(L, open_websocket_module);
+  lua_setfield(L, -2, "stampede.websocket");
+  lua_pushcfunction(L, open_channels_module);
+  lua_setfield(L, -2, "stampede.channels");
   lua_pop(L, 2);
 }
 
@@ -23,6 +30,19 @@ void run_module_lua(lua_State* L, const char* source, const char* chunk_name) {
   if (luaL_loadbuffer(L, source, std::char_traits<char>::length(source), chunk_name) != 0) lua_error(L);
   lua_insert(L, -2);  // chunk below its argument
   lua_call(L, 1, 1);
+}
+
+Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
+  if (lua_isnoneornil(L, index)) return fallback;
+  if (lua_type(L, index) == LUA_TNUMBER) {
+    const double ms = lua_tonumber(L, index);
+    if (ms < 0) luaL_error(L, "%s: a duration cannot be negative", fn);
+    return static_cast<Nanos>(ms * kMilli);
+  }
+  std::string error;
+  auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
+  if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
+  return *d;
 }
 
 Vu& require_vu(lua_State* L, const char* function_name) {

@@ -3,6 +3,8 @@
 // only adapts a C++ call to a coroutine and a table: no protocol logic here.
 #include <string>
 
+#include "common/clock.hpp"
+
 struct lua_State;
 
 namespace stampede::scenario {
@@ -17,10 +19,17 @@ ScenarioRuntime* runtime_of(lua_State* L);
 int open_stampede_module(lua_State* L);
 int open_http_module(lua_State* L);
 int open_json_module(lua_State* L);
+int open_error_module(lua_State* L);
+int open_websocket_module(lua_State* L);
+int open_channels_module(lua_State* L);
 
 // Loads `source` (a chunk named `chunk_name`) and calls it with the table on top of the
 // stack, returning what it returns: how a module adds its Lua-written parts.
 void run_module_lua(lua_State* L, const char* source, const char* chunk_name);
+
+// A duration argument: a number of milliseconds or a string such as "30s"; `fallback` when
+// the argument is nil or absent. Raises a Lua error naming `fn` when it is not a duration.
+Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback);
 
 // Raises a Lua error from a binding when it is called outside a VU (at load time).
 struct Vu;

@@ -56,20 +56,9 @@ int l_increment(lua_State* L) {
   return 0;
 }
 
-Nanos duration_arg(lua_State* L, int index, const char* fn) {
-  if (lua_type(L, index) == LUA_TNUMBER) {
-    const double ms = lua_tonumber(L, index);
-    if (ms < 0) luaL_error(L, "%s: the duration cannot be negative", fn);
-    return static_cast<Nanos>(ms * kMilli);
-  }
-  std::string error;
-  auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
-  if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
-  return *d;
-}
-
 int l_sleep(lua_State* L) {
-  const Nanos d = duration_arg(L, 1, "stampede.sleep");
+  luaL_checkany(L, 1);
+  const Nanos d = duration_arg(L, 1, "stampede.sleep", 0);
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "stampede.sleep");
   if (!vu.timer) vu.timer = std::make_unique<boost::asio::steady_timer>(rt->context().io);

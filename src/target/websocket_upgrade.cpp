@@ -20,6 +20,8 @@ struct ConnectParams {
 // Decoded like Plug decodes a query ('+' is a space); nullopt when it is malformed.
 std::optional<ConnectParams> read_connect_params(std::string_view query) {
   ConnectParams params;
+  // An absent query is a null view, which Boost.URL 1.81 would read as a C string.
+  if (query.empty()) return params;
   try {
     const boost::urls::params_view view(query, boost::urls::encoding_opts(true));
     for (const auto& param : view) {

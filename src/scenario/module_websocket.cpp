@@ -1,0 +1,270 @@
+// `stampede.websocket`: plain WebSockets. connect() yields until the handshake is done;
+// received messages are kept (even after the server closed) until await() reads them.
+#include <deque>
+#include <lua.hpp>
+#include <memory>
+#include <string>
+
+#include "clients/websocket_session.hpp"
+#include "scenario/lua_handle.hpp"
+#include "scenario/lua_modules.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::scenario {
+
+namespace {
+
+constexpr const char* kType = "stampede.websocket.Socket";
+
+// What the Lua object holds: the session, and what arrived for await().
+struct WsHandle {
+  struct Received {
+    std::uint64_t seq;
+    bool binary;
+    std::string data;
+  };
+  std::unique_ptr<clients::WebSocketSession> session;
+  std::deque<Received> received;
+  std::uint64_t seq = 0;
+  bool closed = false;
+  std::string close_text;  // "closed by the server (1000 bye)"
+  // One waiter at a time: the VU that awaits (or closes) is suspended in this call.
+  std::function<void()> wake;
+
+  void notify() {
+    if (auto w = std::move(wake)) {
+      wake = nullptr;
+      w();
+    }
+  }
+  const Received* after(std::uint64_t s) const {
+    for (const auto& r : received)
+      if (r.seq > s) return &r;
+    return nullptr;
+  }
+};
+
+void read_string_list(lua_State* L, int index, std::vector<std::string>& out, const char* what) {
+  if (lua_isnil(L, index)) return;
+  if (lua_type(L, index) == LUA_TSTRING) {
+    out.emplace_back(lua_tostring(L, index));
+    return;
+  }
+  if (!lua_istable(L, index)) luaL_error(L, "websocket.connect: %s must be a list of strings", what);
+  for (size_t i = 1; i <= lua_objlen(L, index); ++i) {
+    lua_rawgeti(L, index, static_cast<int>(i));
+    out.emplace_back(luaL_checkstring(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+void read_headers(lua_State* L, int index, std::vector<std::pair<std::string, std::string>>& out) {
+  if (lua_isnil(L, index)) return;
+  if (!lua_istable(L, index)) luaL_error(L, "headers must be a table of name = value");
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pushvalue(L, -2);
+    out.emplace_back(luaL_checkstring(L, -1), luaL_checkstring(L, -2));
+    lua_pop(L, 2);
+  }
+}
+
+// connect(url, opts) -> socket | nil, message, reason, status
+int l_connect(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  std::string url = luaL_checkstring(L, 1);
+  clients::WebSocketSession::ConnectOptions opts;
+  opts.insecure = rt->env().insecure;
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "headers");
+    read_headers(L, lua_gettop(L), opts.headers);
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "subprotocols");
+    read_string_list(L, lua_gettop(L), opts.subprotocols, "subprotocols");
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "timeout");
+    opts.timeout = duration_arg(L, lua_gettop(L), "websocket.connect timeout", opts.timeout);
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "compression");
+    opts.compression = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "insecure");
+    if (!lua_isnil(L, -1)) opts.insecure = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "max_message_size");
+    if (lua_type(L, -1) == LUA_TNUMBER) opts.max_message_bytes = static_cast<std::size_t>(lua_tonumber(L, -1));
+    lua_pop(L, 1);
+  }
+  Vu& vu = require_vu(L, "websocket.connect");
+  auto handle = std::make_shared<WsHandle>();
+  std::weak_ptr<WsHandle> weak = handle;
+  clients::WebSocketSession::Callbacks cb;
+  cb.on_message = [weak](proto::ws::Opcode op, std::string_view payload) {
+    auto h = weak.lock();
+    if (!h) return;
+    h->received.push_back({++h->seq, op == proto::ws::Opcode::Binary, std::string(payload)});
+    h->notify();
+  };
+  cb.on_close = [weak](const clients::WebSocketSession::CloseInfo& info) {
+    auto h = weak.lock();
+    if (!h) return;
+    h->closed = true;
+    h->close_text = info.clean || !info.reason.empty()
+                        ? "the connection closed (" + std::to_string(info.code) + (info.reason.empty() ? "" : " ") +
+                              info.reason + ")"
+                        : "the connection closed: " + info.error;
+    h->notify();
+  };
+  handle->session = std::make_unique<clients::WebSocketSession>(rt->context(), std::move(cb));
+  // Whatever happens in this iteration, the socket does not outlive it.
+  vu.iteration_cleanup.push_back([weak] {
+    if (auto h = weak.lock()) {
+      h->wake = nullptr;
+      h->session.reset();  // sends "going away" and closes
+      h->closed = true;
+    }
+  });
+  handle->session->connect(url, std::move(opts), [rt, &vu, epoch = vu.epoch, handle](
+                                                     clients::WebSocketSession::ConnectResult res) {
+    rt->resume(vu, epoch, [&](lua_State* co) {
+      if (res.ok()) {
+        push_handle(co, handle, kType);
+        return 1;
+      }
+      lua_pushnil(co);
+      lua_pushstring(co, res.error.c_str());
+      lua_pushstring(co, res.error_reason.c_str());
+      lua_pushinteger(co, res.status);
+      return 4;
+    });
+  });
+  return lua_yield(L, 0);
+}
+
+int send_impl(lua_State* L, bool binary) {
+  WsHandle& h = check_handle<WsHandle>(L, 1, kType);
+  size_t n = 0;
+  const char* data = luaL_checklstring(L, 2, &n);
+  const bool sent = h.session && (binary ? h.session->send_binary({data, n}) : h.session->send_text({data, n}));
+  if (!sent) return luaL_error(L, "websocket: cannot send, %s", h.closed ? h.close_text.c_str() : "not open");
+  return 0;
+}
+int l_send(lua_State* L) { return send_impl(L, false); }
+int l_send_binary(lua_State* L) { return send_impl(L, true); }
+
+// _next(socket, after_seq, timeout) -> {seq, type, data} | nil, "timeout"|"closed", message
+int l_next(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  auto& holder = *static_cast<std::shared_ptr<WsHandle>*>(luaL_checkudata(L, 1, kType));
+  std::shared_ptr<WsHandle> h = holder;
+  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 2));
+  const Nanos timeout = duration_arg(L, 3, "websocket:await timeout", 10 * kSecond);
+  Vu& vu = require_vu(L, "websocket:await");
+  auto push_result = [h, after](lua_State* co) -> int {
+    if (const auto* r = h->after(after)) {
+      lua_createtable(co, 0, 3);
+      lua_pushnumber(co, static_cast<double>(r->seq));
+      lua_setfield(co, -2, "seq");
+      lua_pushstring(co, r->binary ? "binary" : "text");
+      lua_setfield(co, -2, "type");
+      lua_pushlstring(co, r->data.data(), r->data.size());
+      lua_setfield(co, -2, "data");
+      return 1;
+    }
+    lua_pushnil(co);
+    lua_pushstring(co, h->closed ? "closed" : "timeout");
+    lua_pushstring(co, h->closed ? h->close_text.c_str() : "no message arrived in time");
+    return 3;
+  };
+  if (h->after(after) || h->closed) return push_result(L);
+  auto timer = std::make_shared<boost::asio::steady_timer>(rt->context().io);
+  timer->expires_after(std::chrono::nanoseconds(timeout));
+  auto wake = [rt, &vu, epoch = vu.epoch, h, timer, push_result] {
+    timer->cancel();
+    h->wake = nullptr;
+    rt->resume(vu, epoch, push_result);
+  };
+  h->wake = wake;
+  timer->async_wait([wake](const boost::system::error_code& ec) {
+    if (!ec) wake();
+  });
+  return lua_yield(L, 0);
+}
+
+int l_consume(lua_State* L) {
+  WsHandle& h = check_handle<WsHandle>(L, 1, kType);
+  const auto seq = static_cast<std::uint64_t>(luaL_checknumber(L, 2));
+  for (auto it = h.received.begin(); it != h.received.end(); ++it) {
+    if (it->seq == seq) {
+      h.received.erase(it);
+      break;
+    }
+  }
+  return 0;
+}
+
+// close(socket, code, reason): waits for the close handshake (bounded by close_timeout).
+int l_close(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  std::shared_ptr<WsHandle> h = *static_cast<std::shared_ptr<WsHandle>*>(luaL_checkudata(L, 1, kType));
+  const auto code = static_cast<std::uint16_t>(luaL_optinteger(L, 2, proto::ws::close_code::kNormal));
+  const std::string reason = luaL_optstring(L, 3, "");
+  if (h->closed || !h->session) return 0;
+  Vu& vu = require_vu(L, "websocket:close");
+  h->wake = [rt, &vu, epoch = vu.epoch, h] { rt->resume(vu, epoch, [](lua_State*) { return 0; }); };
+  h->session->close(code, reason);
+  return lua_yield(L, 0);
+}
+
+int l_is_open(lua_State* L) {
+  WsHandle& h = check_handle<WsHandle>(L, 1, kType);
+  lua_pushboolean(L, h.session && h.session->is_open());
+  return 1;
+}
+
+constexpr const char* kWebSocketLua = R"lua(
+local c = ...
+local errors = require "stampede.error"
+local Socket = {}
+Socket.__index = Socket
+
+local M = {}
+function M.connect(url, opts)
+  local handle, message, reason, status = c.connect(url, opts)
+  if not handle then errors.raise("connect_error", "websocket.connect " .. url .. ": " .. message, nil, 2, { reason = reason, status = status }) end
+  return setmetatable({ _h = handle }, Socket)
+end
+function Socket:send(text) c.send(self._h, text) end
+function Socket:send_binary(data) c.send_binary(self._h, data) end
+function Socket:close(code, reason) c.close(self._h, code, reason) end
+function Socket:is_open() return c.is_open(self._h) end
+function Socket:await(opts)
+  opts = opts or {}
+  local after = 0
+  while true do
+    local msg, kind, message = c.next(self._h, after, opts.timeout)
+    if not msg then errors.raise(kind, "websocket:await: " .. message, nil, 2) end
+    if not opts.match or opts.match(msg) then
+      c.consume(self._h, msg.seq)
+      msg.seq = nil
+      return msg
+    end
+    after = msg.seq
+  end
+end
+return M
+)lua";
+
+}  // namespace
+
+int open_websocket_module(lua_State* L) {
+  const luaL_Reg functions[] = {{"connect", l_connect}, {"send", l_send},       {"send_binary", l_send_binary},
+                                {"next", l_next},       {"consume", l_consume}, {"close", l_close},
+                                {"is_open", l_is_open}, {nullptr, nullptr}};
+  lua_newtable(L);
+  luaL_register(L, nullptr, functions);
+  run_module_lua(L, kWebSocketLua, "=stampede.websocket");
+  return 1;
+}
+
+}  // namespace stampede::scenario

@@ -1,0 +1,55 @@
+"""The official phoenix JS client (tests/js/node_modules/phoenix) against `stampede target`:
+join, push/reply, broadcast, crash, refused join, Presence, Absinthe and binary frames over
+both serializers (tests/js/phoenix_client_check.js), with the target run on one thread and
+on two (a broadcast then crosses workers)."""
+import json
+import os
+import shutil
+import subprocess
+import unittest
+import urllib.request
+
+from harness import Target, main
+
+JS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "js")
+CHECK = os.path.join(JS_DIR, "phoenix_client_check.js")
+
+
+def run_check(port):
+    return subprocess.run(["node", CHECK, "--port", str(port)], cwd=JS_DIR, capture_output=True, text=True,
+                          timeout=120)
+
+
+class PhoenixJsAgainstTarget(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if shutil.which("node") is None:
+            raise RuntimeError("node is needed for this test (Node 20, as in scripts/setup.sh)")
+        if not os.path.isdir(os.path.join(JS_DIR, "node_modules", "phoenix")):
+            raise RuntimeError("tests/js/node_modules is missing: run `npm ci` in tests/js")
+
+    def check_with(self, threads):
+        with Target(threads=threads) as target:
+            result = run_check(target.port)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            lines = result.stdout.splitlines()
+            self.assertFalse([line for line in lines if line.startswith("not ok")], result.stdout)
+            self.assertGreaterEqual(len([line for line in lines if line.startswith("ok - ")]), 19, result.stdout)
+            self.assertIn("all checks passed", result.stdout)
+            with urllib.request.urlopen(target.url + "/__channels", timeout=5) as r:
+                stats = json.loads(r.read())
+            self.assertEqual(stats["socket_errors"], 0)
+            self.assertGreater(stats["joins"], 0)
+            self.assertGreater(stats["broadcasts_delivered"], 0)
+            # Channel traffic never reaches the HTTP truth.
+            self.assertEqual(target.truth()["count"], 0)
+
+    def test_one_worker(self):
+        self.check_with(threads=1)
+
+    def test_two_workers(self):
+        self.check_with(threads=2)
+
+
+if __name__ == "__main__":
+    main()
