@@ -204,7 +204,6 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     handshake_->url = std::move(url);
     handshake_->timeout = options.timeout;
     handshake_->insecure = options.insecure;
-    handshake_->offered_compression = options.compression;
     max_message_bytes_ = options.max_message_bytes;
     close_timeout_ = options.close_timeout;
     arm_timer(options.timeout, &Connection::on_connect_timeout);
@@ -284,7 +283,6 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     Target target;
     Nanos timeout = 0;
     bool insecure = false;
-    bool offered_compression = false;
     ws::UpgradeRequest request;
     std::string head;  // the request's bytes
     proto::HttpResponseParser parser{proto::HttpParserLimits{64 * 1024, kHandshakeBodyLimit}};
@@ -669,9 +667,11 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
       std::string().swap(writing_);
       std::string().swap(pending_);
     }
-    reader_.shrink();
     deflater_.reset();
     inflater_.reset();
+    // This may run inside on_message (a session destroyed there), whose payload can live in
+    // the reader: release the reader's buffer from the loop, once that call is over.
+    asio::post(ctx_.io, [self = shared_from_this()] { self->reader_.shrink(); });
   }
 
   // ---- writing -------------------------------------------------------------------------

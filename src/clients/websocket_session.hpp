@@ -119,7 +119,8 @@ class WebSocketSession {
   // Starts the close handshake: sends a close frame, then waits up to close_timeout for the
   // peer's. on_close follows. `disconnect_reason`, when given, counts this close in
   // ws.disconnects (e.g. "heartbeat timeout"). While connecting, the attempt ends instead
-  // (done gets reason "closed"). Does nothing once closing or closed.
+  // (done gets reason "closed"). Does nothing once closing or closed. Throws
+  // std::invalid_argument for a code no close frame may carry (kNoStatus sends none).
   void close(std::uint16_t code = proto::ws::close_code::kNormal, std::string_view reason = {},
              std::string_view disconnect_reason = {});
 

@@ -192,9 +192,16 @@ void install_custom_serializer(ChannelsHandle& h, clients::ChannelsOptions& opti
     lua_getfield(M, t, "status");
     if (lua_isstring(M, -1)) m.status = lua_tostring(M, -1);
     lua_settop(M, t - 1);
-    if (m.event == "phx_reply" && !m.binary && m.status.empty()) {
+    if (m.event == "phx_reply" && !m.binary) {
+      // Where the response sits in the payload, as the built-in decoders record it.
       std::string status, response;
-      if (proto::phx::split_reply(m.payload, status, response)) m.status = status;
+      if (proto::phx::split_reply(m.payload, status, response)) {
+        m.status = status;
+        m.payload = proto::phx::reply_payload(status, response);
+        const auto at = m.payload.rfind(response);
+        m.response_offset = at == std::string::npos ? 0 : at;
+        m.response_length = response.size();
+      }
     }
     return m;
   };

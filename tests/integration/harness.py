@@ -132,3 +132,118 @@ def run(args, timeout=120, env=None, input_signal_after=None, second_signal_afte
 
 def main():
     unittest.main(verbosity=2)
+
+
+class WsServer:
+    """A minimal WebSocket server (standard library only) for misbehaviour tests. `behaviour`
+    is called with (conn, request_head) for each connection; helpers below build frames."""
+
+    def __init__(self, behaviour, answer_upgrade=True):
+        import socket as _s
+        self.sock = _s.socket()
+        self.sock.setsockopt(_s.SOL_SOCKET, _s.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"ws://127.0.0.1:{self.port}"
+        self.behaviour = behaviour
+        self.answer_upgrade = answer_upgrade
+        self.stopping = False
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        while not self.stopping:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        try:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            text = head.decode("latin-1")
+            if self.answer_upgrade:
+                key = re.search(r"(?i)sec-websocket-key:\s*(\S+)", text).group(1)
+                conn.sendall(upgrade_response(key))
+            self.behaviour(conn, text)
+        except OSError:
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopping = True
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def upgrade_response(key):
+    import base64
+    import hashlib
+    accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+    return ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Accept: {accept}\r\n\r\n").encode()
+
+
+def ws_frame(payload, opcode=1, fin=True, length=None):
+    """An unmasked server frame; `length` may lie about the payload size."""
+    if isinstance(payload, str):
+        payload = payload.encode()
+    n = len(payload) if length is None else length
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if n < 126:
+        head += bytes([n])
+    elif n < 65536:
+        head += bytes([126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([127]) + n.to_bytes(8, "big")
+    return head + payload
+
+
+def ws_read_frames(conn, timeout=5.0):
+    """Reads masked client frames until the connection closes or times out; yields (opcode, payload)."""
+    conn.settimeout(timeout)
+    buf = b""
+    while True:
+        while True:
+            if len(buf) >= 2:
+                n = buf[1] & 0x7F
+                off = 2
+                if n == 126:
+                    if len(buf) < 4:
+                        break
+                    n, off = int.from_bytes(buf[2:4], "big"), 4
+                elif n == 127:
+                    if len(buf) < 10:
+                        break
+                    n, off = int.from_bytes(buf[2:10], "big"), 10
+                if len(buf) < off + 4 + n:
+                    break
+                mask = buf[off:off + 4]
+                data = bytes(b ^ mask[i % 4] for i, b in enumerate(buf[off + 4:off + 4 + n]))
+                opcode = buf[0] & 0x0F
+                buf = buf[off + 4 + n:]
+                yield opcode, data
+            else:
+                break
+        try:
+            chunk = conn.recv(65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        buf += chunk
