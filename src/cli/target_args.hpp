@@ -13,6 +13,8 @@ struct TargetArgs {
   std::optional<std::uint64_t> seed;
   unsigned threads = 1;
   std::string truth_out;
+  std::string ws_idle_timeout = "60s";
+  bool ws_compress = false;
 };
 
 void add_target_options(CLI::App& cmd, TargetArgs& args);

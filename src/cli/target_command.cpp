@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/target_args.hpp"
+#include "proto/duration.hpp"
 #include "target/run_target_command.hpp"
 #include "target/listen_address.hpp"
 #include "target/delay_spec.hpp"
@@ -27,6 +28,16 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
   cmd.add_option("--seed", args.seed, "Seed for the delay distribution (runs with the same seed draw the same delays)");
   cmd.add_option("--threads", args.threads, "Event loops (one acceptor each)")->capture_default_str()->check(CLI::Range(1u, 256u));
   cmd.add_option("--truth-out", args.truth_out, "Write the exact latency percentiles served to this file at exit (JSON)");
+  cmd.add_option("--ws-idle-timeout", args.ws_idle_timeout,
+                 "Close a WebSocket after this long without a frame from the client (Phoenix/Cowboy: 60s)")
+      ->capture_default_str()
+      ->check([](const std::string& t) {
+        std::string e;
+        auto d = proto::parse_duration(t, &e);
+        return !d ? e : *d <= 0 ? std::string("must be positive") : std::string();
+      });
+  cmd.add_flag("--ws-compress", args.ws_compress,
+               "Accept permessage-deflate when offered (Phoenix's compress: true; ~300 KiB zlib state per active socket)");
 }
 
 int target_command(const TargetArgs& args) {
@@ -36,6 +47,8 @@ int target_command(const TargetArgs& args) {
   options.seed = args.seed;
   options.threads = args.threads;
   options.truth_out = args.truth_out;
+  options.ws_idle_timeout = *proto::parse_duration(args.ws_idle_timeout);
+  options.ws_compress = args.ws_compress;
   return target::run_target_command(options);
 }
 
