@@ -253,6 +253,12 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     if (state_ != State::Open) return;
     state_ = State::Closing;
     local_disconnect_reason_ = std::string(disconnect_reason);
+    // Counted now: the owner may destroy the session before the close handshake ends
+    // (a heartbeat timeout fails the VU's iteration, whose end destroys its sockets).
+    if (!local_disconnect_reason_.empty()) {
+      ctx_.sink.add_error(disconnects_, local_disconnect_reason_);
+      disconnect_counted_ = true;
+    }
     send_close(code, reason);
     arm_timer(close_timeout_, &Connection::on_close_timeout);
   }
@@ -646,7 +652,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     if (state_ != State::Open && state_ != State::Closing) return;
     state_ = State::Closed;
     const std::string& counted = local_disconnect_reason_.empty() ? event_reason : local_disconnect_reason_;
-    if (!counted.empty()) ctx_.sink.add_error(disconnects_, counted);
+    if (!counted.empty() && !disconnect_counted_) ctx_.sink.add_error(disconnects_, counted);
     if (!detached_ && callbacks_.on_close) {
       auto on_close = std::move(callbacks_.on_close);  // once; and the call may destroy the session
       on_close(info);
@@ -763,6 +769,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
   bool close_sent_ = false;
   bool draining_ = false;                // close handshake done: reading until the server's FIN
   std::string local_disconnect_reason_;  // close()'s disconnect_reason
+  bool disconnect_counted_ = false;       // close() already counted it
 };
 
 // ---------------------------------------------------------------------------------------
