@@ -43,3 +43,68 @@ def table(headers, rows):
     for r in rows:
         lines.append("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
     return "\n".join(lines)
+
+
+def fd_count(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
+
+
+def descendants(pid):
+    """PIDs of every live descendant of `pid` (from /proc, no names involved)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def exe_name(pid):
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return ""
+
+
+def channels_stats(target):
+    import json
+    import urllib.request
+    with urllib.request.urlopen(target.url + "/__channels", timeout=5) as r:
+        return json.loads(r.read())
+
+
+def wait_sockets_closed(target, seconds=30, at_most=0):
+    import time
+    deadline = time.time() + seconds
+    while True:
+        s = channels_stats(target)
+        if s.get("sockets_open", 0) <= at_most or time.time() > deadline:
+            return s
+        time.sleep(0.2)
+
+
+def count_of(result, name):
+    row = result.metric(name)
+    return row["count"] if row else 0
+
+
+def machine_busy_seconds():
+    """CPU seconds all processes on the machine have used (every core), from /proc/stat:
+    with our own processes' CPU subtracted, how much the other users of the cores took."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in parts[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
