@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build: Python for the integration harness (standard library
 # only), Node.js with the npm packages in tests/js (the official phoenix client and the ws
-# server, independent peers for our target and our client).
+# server, independent peers for our target and our client; playwright-core, which drives
+# Debian's Chromium through the HTML report and the dashboard; Ajv, which checks results
+# files against schema/results.schema.json), Chromium itself with a font, so that
+# screenshots show text, and the official Prometheus Python client, whose parser reads
+# what --prometheus serves (for Debian's /usr/bin/python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || need+=(fonts-dejavu-core)
+dpkg-query -W -f='${Status}' python3-prometheus-client 2>/dev/null | grep -q "install ok installed" || need+=(python3-prometheus-client)
 if ((${#need[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-if [ ! -d tests/js/node_modules/phoenix ] || [ ! -d tests/js/node_modules/ws ]; then
+# Again whenever the lock file changed since the last install.
+if [ ! -f tests/js/node_modules/.package-lock.json ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
   (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what Stampede needs to build and test on Debian 12, from Debian's packages only.
+# Installs what Stampede needs to build and test on Debian 12, from Debian's packages, and
+# the chart library the HTML report and the dashboard embed (npm, web/package-lock.json).
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config git python3
@@ -22,4 +24,20 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The build embeds web/node_modules/uplot into the binary (cmake/WebAssets.cmake): Node.js
+# and npm to install it, then `npm ci` whenever the lock file changed since the last one.
+need=()
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+if ((${#need[@]})); then
+  echo "setup: installing ${need[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <thread>
 
+#include "cli/compare_command.hpp"
 #include "cli/demo_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/run_args.hpp"
 #include "cli/target_args.hpp"
 #include "cli/version.hpp"
 #include "proto/duration.hpp"
+#include "target/listen_address.hpp"
 
 namespace stampede::cli {
 
@@ -57,6 +60,47 @@ int main(int argc, char** argv) {
                       "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress line");
   run_cmd->add_flag("--insecure", run.insecure, "Do not verify TLS certificates");
+  run_cmd->add_option("--out", run.outputs.json, "Write everything the run measured to this JSON file (schema/results.schema.json)");
+  run_cmd->add_option("--out-stream", run.outputs.stream, "Write one JSON line per second to this file while the run goes");
+  run_cmd->add_option("--badge", run.outputs.badge, "Write an SVG badge with the verdict (passed/failed)");
+  run_cmd->add_option("--junit", run.outputs.junit, "Write thresholds and checks as JUnit XML test cases");
+  run_cmd->add_option("--prometheus", run.outputs.prometheus,
+                      "Serve live metrics for Prometheus at http://ADDRESS/metrics, e.g. 127.0.0.1:9464");
+  run_cmd->add_option("--html", run.outputs.html,
+                      "Write the report as one HTML page that needs nothing else: charts over time, thresholds, checks, errors");
+  std::string dashboard_linger;
+  run_cmd->add_flag("--dashboard", run.dashboard.enabled,
+                    "Serve a live dashboard of the run (updated every second) at http://127.0.0.1:4040/");
+  auto* dashboard_listen =
+      run_cmd->add_option("--dashboard-listen", run.dashboard.listen,
+                          "Where the dashboard listens (implies --dashboard): loopback unless told otherwise; port 0: any free port")
+          ->capture_default_str()
+          ->check([](const std::string& text) {
+            std::string error;
+            return target::parse_listen_address(text, &error) ? std::string() : error;
+          });
+  run_cmd->add_option("--dashboard-linger", dashboard_linger,
+                      "How long the dashboard keeps serving the final results after the run, e.g. 5m "
+                      "(implies --dashboard; default: until Ctrl-C)")
+      ->check(DurationValidator());
+
+  ReportArgs report;
+  auto* report_cmd = app.add_subcommand("report", "Make the HTML report of a saved results file (stampede run --out)");
+  report_cmd->add_option("results", report.results, "A results file written by `stampede run --out`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report_cmd->add_option("--html", report.html, "Write the report to this HTML file (one page that needs nothing else)")
+      ->required();
+
+  CompareArgs compare;
+  auto* compare_cmd = app.add_subcommand("compare", "Compare two results files (--out): what got slower, what changed");
+  compare_cmd->add_option("base", compare.base, "Results of the reference run, e.g. main.json")->required()->check(CLI::ExistingFile);
+  compare_cmd->add_option("current", compare.current, "Results of the run under test, e.g. branch.json")->required()->check(CLI::ExistingFile);
+  compare_cmd->add_option("--max-regression", compare.max_regression,
+                          "Exit 1 when a p50/p95/p99 or the throughput got more than this many percent worse")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  compare_cmd->add_option("--format", compare.format, "text or markdown (for a pull request comment)")
+      ->capture_default_str()->check(CLI::IsMember({"text", "markdown"}));
 
   TargetArgs target;
   auto* target_cmd = app.add_subcommand("target", "Serve the built-in target: a calibrated HTTP server that knows the exact latency it served");
@@ -81,8 +125,12 @@ int main(int argc, char** argv) {
     run.overrides.rate = rate;
     run.overrides.max_vus = max_vus;
     if (!duration.empty()) run.overrides.duration = duration_of(duration);
+    if (dashboard_listen->count() > 0 || !dashboard_linger.empty()) run.dashboard.enabled = true;
+    if (!dashboard_linger.empty()) run.dashboard.linger = duration_of(dashboard_linger);
     return run_command(run);
   }
+  if (*report_cmd) return report_command(report);
+  if (*compare_cmd) return compare_command(compare);
   if (*target_cmd) return target_command(target);
   if (*demo_cmd) return demo_command(duration_of(demo_duration));
   if (app.got_subcommand("version")) {

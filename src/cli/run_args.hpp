@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/dashboard_args.hpp"
+#include "cli/result_outputs.hpp"
 #include "engine/load_plan.hpp"
 
 namespace stampede::cli {
@@ -15,10 +17,12 @@ struct RunArgs {
   std::string local_addresses;
   bool quiet = false;     // no progress line
   bool insecure = false;  // skip TLS verification everywhere
+  ResultOutputs outputs;  // result files and live exports
+  DashboardArgs dashboard;
 };
 
-// Runs each scenario file in turn. Returns the exit status: 0 ok, 1 a threshold failed,
-// 2 usage or scenario error.
+// Runs each scenario file in turn, then writes the result files. Returns the exit status:
+// 0 ok, 1 a threshold failed, 2 usage or scenario error, or a result file not written.
 int run_command(const RunArgs& args);
 
 }  // namespace stampede::cli

@@ -4,12 +4,20 @@
 #include <boost/asio/signal_set.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <stdexcept>
 #include <thread>
 
+#include "cli/dashboard_session.hpp"
+#include "cli/live_exports.hpp"
+#include "cli/result_files.hpp"
 #include "cli/run_args.hpp"
 #include "cli/run_output.hpp"
+#include "cli/version.hpp"
 #include "clients/client_context.hpp"
 #include "common/address_list.hpp"
 #include "engine/scenario_run.hpp"
@@ -73,7 +81,14 @@ int threads_for(const RunArgs& args, const LoadShape& shape) {
   return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
 }
 
-int run_one(const std::string& path, const RunArgs& args) {
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+// Runs one scenario file; `result` receives what it measured (when it got to run).
+int run_one(const std::string& path, const RunArgs& args, LiveExports* live, report::ScenarioResult& result) {
   metrics::Registry registry;
   LoadedScenario loaded = probe(path, registry);
   const LoadShape shape = engine::build_load_shape(loaded.options, args.overrides, path);
@@ -103,8 +118,16 @@ int run_one(const std::string& path, const RunArgs& args) {
   plan.env = scenario::RuntimeEnv{path, 0, setup_data, insecure};
   plan.local_addresses = local_addresses;
 
+  report::ScenarioResult header;
+  header.scenario = loaded.name;
+  header.file = path;
+  header.options = {shape, thresholds};
+  header.host = host_name();
+  header.threads = plan.threads;
+  header.ranks = 1;
+
   metrics::Collector collector(static_cast<std::size_t>(plan.threads));
-  RunOutput output(loaded.name, shape, args.quiet, registry, collector);
+  RunOutput output(std::move(header), args.quiet, registry, collector, live);
   collector.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
 
   boost::asio::io_context main_io;
@@ -131,6 +154,8 @@ int run_one(const std::string& path, const RunArgs& args) {
   // Every worker starts at the same instant, a moment from now.
   const Nanos t0 = SteadyClock::monotonic_now() + 20 * kMilli;
   output.started(t0);
+  if (live != nullptr && live->dashboard() != nullptr)
+    live->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output.result());
   run.start(t0);
   main_io.run();
   run.join();
@@ -141,21 +166,49 @@ int run_one(const std::string& path, const RunArgs& args) {
     auto [ok, value] = run_lifecycle(path, "teardown", setup_data, registry, insecure);
     if (!ok) output.warn(fmt::format("teardown() failed: {}", value));
   }
-  return output.finish(ended - t0, thresholds);
+  const int status = output.finish(ended - t0, thresholds);
+  result = output.result();
+  return status;
 }
 
 }  // namespace
 
 int run_command(const RunArgs& args) {
+  std::unique_ptr<dashboard::LiveDashboard> dashboard;
+  std::unique_ptr<LiveExports> live;
+  try {
+    live = std::make_unique<LiveExports>(args.outputs);
+    if (args.dashboard.enabled) {
+      dashboard = open_dashboard(args.dashboard);
+      live->set_dashboard(dashboard.get());
+    }
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  report::RunResult run;
+  run.tool = {"stampede", version_number(), version_commit()};
   int status = 0;
   for (const auto& file : args.files) {
     try {
-      status = std::max(status, run_one(file, args));
+      report::ScenarioResult result;
+      status = std::max(status, run_one(file, args, live.get(), result));
+      run.results.push_back(std::move(result));
+      if (dashboard) dashboard->scenario_finished(run);
+      // Ctrl-C stops the whole command, not just the scenario that was running.
+      if (run.results.back().interrupts > 0) break;
     } catch (const scenario::ScenarioError& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
-      return 2;
+      status = 2;
+      break;
     }
   }
+  // What was measured is written whatever ended the run; a file that cannot be written
+  // is an error of its own (the summary is already on stdout).
+  if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
+  // A second Ctrl-C means "stop now", lingering included.
+  if (dashboard && !run.results.empty() && run.results.back().interrupts < 2)
+    serve_final_results(args.dashboard, *dashboard);
   return status;
 }
 

@@ -3,42 +3,98 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <ctime>
+
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
+#include "report/run_result_builder.hpp"
 #include "report/summary_table.hpp"
+#include "report/timestamp.hpp"
 
 namespace stampede::cli {
 
-RunOutput::RunOutput(std::string scenario, const LoadShape& shape, bool quiet, metrics::Registry& registry,
-                     metrics::Collector& collector)
-    : scenario_(std::move(scenario)),
-      shape_(shape),
+namespace {
+
+// CPU time (user + system) of every thread of this process.
+Nanos process_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<Nanos>(ts.tv_sec) * kSecond + ts.tv_nsec;
+}
+
+// Seconds merged closer together than this (a burst at the end of a run, or a worker
+// catching up) share one CPU figure: a ratio over a few microseconds means nothing.
+constexpr Nanos kShortestCpuInterval = 100 * kMilli;
+
+}  // namespace
+
+RunOutput::RunOutput(report::ScenarioResult header, bool quiet, metrics::Registry& registry,
+                     metrics::Collector& collector, LiveExports* live)
+    : result_(std::move(header)),
       quiet_(quiet),
       registry_(registry),
       collector_(collector),
+      live_(live),
       style_(report::progress_style_for(STDERR_FILENO)) {}
 
 void RunOutput::started(Nanos t0) {
   std::lock_guard lock(mutex_);
   t0_ = t0;
+  // The wall clock at t0 (a moment from now): reports say when the run happened.
+  const Nanos until_start = t0 - SteadyClock::monotonic_now();
+  result_.started_at = report::iso8601_utc(std::chrono::system_clock::now() + std::chrono::nanoseconds(until_start));
+  last_cpu_ = process_cpu_now();
+  last_wall_ = SteadyClock::monotonic_now();
   if (quiet_) return;
-  const char* model = shape_.model == LoadModel::Rate ? "arrival rate" : "VUs";
-  std::fputs(fmt::format("running {} ({}, {:.1f}s)\n", scenario_, model,
-                         static_cast<double>(shape_.total_duration()) / kSecond)
+  const LoadShape& shape = result_.options.shape;
+  const char* model = shape.model == LoadModel::Rate ? "arrival rate" : "VUs";
+  std::fputs(fmt::format("running {} ({}, {:.1f}s)\n", result_.scenario, model,
+                         static_cast<double>(shape.total_duration()) / kSecond)
                  .c_str(),
              stderr);
 }
 
 void RunOutput::on_second(const metrics::Snapshot& second) {
   std::lock_guard lock(mutex_);
+  const Nanos now = SteadyClock::monotonic_now();
+  double cores = 0;
+  if (now - last_wall_ >= kShortestCpuInterval || cpu_cores_.empty()) {
+    const Nanos cpu = process_cpu_now();
+    cores = now > last_wall_ ? static_cast<double>(cpu - last_cpu_) / static_cast<double>(now - last_wall_) : 0;
+    last_cpu_ = cpu;
+    last_wall_ = now;
+  } else {
+    cores = cpu_cores_.rbegin()->second;
+  }
+  cpu_cores_[second.second] = cores;
   totals_.add(second, registry_);
+  if (live_ != nullptr) export_second_locked(second, now - t0_, cores);
   if (quiet_) return;
-  auto figures = report::progress_figures(second, registry_, totals_, shape_.total_duration());
+  auto figures = report::progress_figures(second, registry_, totals_, result_.options.shape.total_duration());
   // The last window is partial: show the time really elapsed, not the end of its second.
-  figures.elapsed = std::min(figures.elapsed, SteadyClock::monotonic_now() - t0_);
+  figures.elapsed = std::min(figures.elapsed, now - t0_);
   std::fputs(report::progress_frame(report::format_progress(figures), style_).c_str(), stderr);
   std::fflush(stderr);
   progress_shown_ = true;
+}
+
+void RunOutput::export_second_locked(const metrics::Snapshot& second, Nanos elapsed, double cpu_cores) {
+  report::SecondResult figures =
+      report::second_result(second, registry_, report::second_window(second.second, elapsed));
+  figures.cpu_cores = cpu_cores;
+  if (auto failure = live_->second(result_.scenario, figures)) warn_locked(*failure);
+  if (!live_->serves()) return;
+  // The run so far: what a scrape should see between two merged seconds.
+  const metrics::Summary summary = collector_.summary();
+  report::ScenarioResult so_far = result_;
+  so_far.duration = elapsed;
+  so_far.window_end = elapsed;
+  so_far.metrics = report::figures_of(metrics::make_metric_table(summary, registry_),
+                                      static_cast<double>(elapsed) / kSecond);
+  so_far.requests = summary.requests;
+  so_far.timeline = {std::move(figures)};
+  live_->progress(std::move(so_far));
 }
 
 void RunOutput::clear_progress_locked() {
@@ -50,6 +106,7 @@ void RunOutput::clear_progress_locked() {
 
 void RunOutput::interrupted(int n) {
   std::lock_guard lock(mutex_);
+  result_.interrupts = n;
   clear_progress_locked();
   std::fputs(n == 1 ? "interrupted: no new iterations; waiting for running ones (graceful_stop). "
                       "Ctrl-C again to stop at once.\n"
@@ -59,6 +116,10 @@ void RunOutput::interrupted(int n) {
 
 void RunOutput::warn(const std::string& message) {
   std::lock_guard lock(mutex_);
+  warn_locked(message);
+}
+
+void RunOutput::warn_locked(const std::string& message) {
   clear_progress_locked();
   std::fprintf(stderr, "warning: %s\n", message.c_str());
 }
@@ -90,7 +151,7 @@ int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>&
   clear_progress_locked();
   const metrics::Summary summary = collector_.summary();
   report::SummaryModel model;
-  model.scenario = scenario_;
+  model.scenario = result_.scenario;
   model.duration = duration;
   model.window_start = 0;
   model.window_end = duration;
@@ -112,7 +173,28 @@ int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>&
   std::fputs(report::render_summary_table(model).c_str(), stdout);
   std::fflush(stdout);
   hint_at_limits(model.metrics);
+
+  report::fill_summary(result_, model);
+  result_.timeline = timeline(duration);
+  if (live_ != nullptr && live_->serves()) {
+    // Scrapes after the end see the final figures.
+    report::ScenarioResult final_figures = result_;
+    auto& latest = final_figures.timeline;
+    if (latest.size() > 1) latest.erase(latest.begin(), latest.end() - 1);  // the latest second only
+    live_->progress(std::move(final_figures));
+  }
   return failed ? 1 : 0;
+}
+
+std::vector<report::SecondResult> RunOutput::timeline(Nanos duration) const {
+  std::vector<report::SecondResult> out;
+  for (const auto& entry : collector_.timeline()) {
+    report::SecondResult s =
+        report::second_result(*entry, registry_, report::second_window(entry->second, duration));
+    if (const auto it = cpu_cores_.find(entry->second); it != cpu_cores_.end()) s.cpu_cores = it->second;
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace stampede::cli

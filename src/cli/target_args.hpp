@@ -15,6 +15,7 @@ struct TargetArgs {
   std::string truth_out;
   std::string ws_idle_timeout = "60s";
   bool ws_compress = false;
+  std::string liveview = "1.x";
 };
 
 void add_target_options(CLI::App& cmd, TargetArgs& args);

@@ -7,6 +7,7 @@
 #include "target/run_target_command.hpp"
 #include "target/listen_address.hpp"
 #include "target/delay_spec.hpp"
+#include "target/liveview_dialect.hpp"
 
 namespace stampede::cli {
 
@@ -38,6 +39,13 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
       });
   cmd.add_flag("--ws-compress", args.ws_compress,
                "Accept permessage-deflate when offered (Phoenix's compress: true; ~300 KiB zlib state per active socket)");
+  cmd.add_option("--liveview", args.liveview,
+                 "LiveView dialect of the demo pages under / and /live/websocket: 1.x (Phoenix 1.8.12, LiveView "
+                 "1.2.10) or 0.20 (Phoenix 1.7.24, LiveView 0.20.17); /lv020/... and /lv1x/... always serve those")
+      ->capture_default_str()
+      ->check([](const std::string& text) {
+        return target::parse_liveview_dialect(text) ? std::string() : std::string("must be 0.20 or 1.x");
+      });
 }
 
 int target_command(const TargetArgs& args) {
@@ -49,6 +57,7 @@ int target_command(const TargetArgs& args) {
   options.truth_out = args.truth_out;
   options.ws_idle_timeout = *proto::parse_duration(args.ws_idle_timeout);
   options.ws_compress = args.ws_compress;
+  options.liveview = *target::parse_liveview_dialect(args.liveview);
   return target::run_target_command(options);
 }
 

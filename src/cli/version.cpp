@@ -19,6 +19,9 @@ namespace stampede::cli {
 
 std::string version_line() { return fmt::format("stampede {} ({})", STAMPEDE_VERSION, STAMPEDE_COMMIT); }
 
+std::string version_number() { return STAMPEDE_VERSION; }
+std::string version_commit() { return STAMPEDE_COMMIT; }
+
 std::string version_details() {
   return fmt::format(
       "stampede {}\ncommit {}\nbuild {}, {} {}.{}.{}\nboost {}.{}.{}, {}, {}",

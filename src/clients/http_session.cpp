@@ -14,11 +14,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <chrono>
 #include <stdexcept>
 #include <string_view>
 
+#include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_request_writer.hpp"
 #include "transport/errors.hpp"
@@ -47,12 +47,6 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Safe to send twice: only these are retried on a keep-alive connection the server had closed.
 bool is_idempotent(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS" ||
@@ -70,82 +64,6 @@ std::int64_t wall_clock_seconds() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Where one hop goes, from its URL.
-
-struct Target {
-  std::string url;             // as given
-  bool tls = false;
-  std::string host;            // lowercased; IPv6 without brackets (what DNS, SNI and cookies see)
-  std::uint16_t port = 0;
-  std::string host_header;     // host[:port] as the Host header wants it
-  std::string request_target;  // path?query, "/" when the path is empty
-  std::string cookie_path;     // path only
-  std::string origin;          // scheme://host:port: connections are pooled per origin
-};
-
-// Returns false with `why` (a sentence fragment) for anything but an http(s) URL with a host.
-bool parse_target(std::string_view text, Target& out, std::string& why) {
-  const auto parsed = urls::parse_uri(text);
-  if (!parsed) {
-    why = "it is not a valid absolute URL (" + parsed.error().message() + ")";
-    return false;
-  }
-  const urls::url_view& url = *parsed;
-  const auto scheme = url.scheme_id();
-  if (scheme != urls::scheme::http && scheme != urls::scheme::https) {
-    why = "only http and https URLs are supported";
-    return false;
-  }
-  if (!url.has_authority() || url.encoded_host().empty()) {
-    why = "it has no host";
-    return false;
-  }
-  out = Target{};
-  out.url = std::string(url.buffer());
-  out.tls = scheme == urls::scheme::https;
-  std::string host_in_header;
-  switch (url.host_type()) {
-    case urls::host_type::ipv6:
-      out.host = url.host_ipv6_address().to_string();
-      host_in_header = "[" + out.host + "]";
-      break;
-    case urls::host_type::ipv4:
-      out.host = url.host_ipv4_address().to_string();
-      host_in_header = out.host;
-      break;
-    case urls::host_type::name:
-      out.host = lowercase(url.host_name());
-      host_in_header = out.host;
-      break;
-    default:
-      why = "its host form is not supported";
-      return false;
-  }
-  const std::uint16_t default_port = out.tls ? 443 : 80;
-  out.port = default_port;
-  if (url.has_port() && !url.port().empty()) {
-    // Boost.URL accepts any digits here (and port_number() wraps big ones around).
-    const std::string_view digits = url.port();
-    unsigned port = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    if (error != std::errc() || end != digits.data() + digits.size() || port == 0 || port > 65535) {
-      why = "its port is not a valid port number";
-      return false;
-    }
-    out.port = static_cast<std::uint16_t>(port);
-  }
-  out.host_header = host_in_header;
-  if (out.port != default_port) out.host_header += ":" + std::to_string(out.port);
-
-  out.cookie_path = std::string(url.encoded_path());
-  if (out.cookie_path.empty()) out.cookie_path = "/";
-  out.request_target = out.cookie_path;
-  if (url.has_query()) out.request_target += "?" + std::string(url.encoded_query());
-  out.origin = std::string(out.tls ? "https://" : "http://") + host_in_header + ":" + std::to_string(out.port);
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------
 // Connections and the session that pools them.
 
 // What an idle keep-alive connection costs: the socket (plus the TLS layer when encrypted)
@@ -159,7 +77,7 @@ struct Connection {
 };
 
 struct OriginPool {
-  std::string origin;  // Target::origin, plus " insecure" for unverified TLS
+  std::string origin;  // UrlTarget::origin, plus " insecure" for unverified TLS
   std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
 };
 
@@ -254,9 +172,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     prepare_headers();
     timer_.expires_after(std::chrono::nanoseconds(std::max<Nanos>(req_.timeout, 0)));
     timer_.async_wait([self = shared_from_this()](const error_code& ec) { self->on_timeout(ec); });
-    Target first;
+    UrlTarget first;
     std::string why;
-    if (!parse_target(req_.url, first, why)) return fail("url", why);
+    if (!parse_url_target(req_.url, UrlSchemes::http, first, why)) return fail("url", why);
     begin_hop(std::move(first));
   }
 
@@ -299,7 +217,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (!has_accept_encoding) headers.emplace_back("accept-encoding", "gzip, deflate");
   }
 
-  void begin_hop(Target next) {
+  void begin_hop(UrlTarget next) {
     if (!target_.origin.empty() && next.origin != target_.origin) {
       // Credentials, cookies and a Host header given by the script were meant for the first
       // origin only (as curl does); the jar's cookies follow their own domain rules.
@@ -318,7 +236,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   // Formats this hop's request head into head_ (the jar's cookies for this URL included).
   bool write_head() {
-    std::string cookie = session_->cookies.header_for(target_.host, target_.cookie_path, target_.tls,
+    std::string cookie = session_->cookies.header_for(target_.host, target_.path, target_.tls,
                                                       wall_clock_seconds());
     if (!user_cookie_.empty()) cookie = cookie.empty() ? user_cookie_ : user_cookie_ + "; " + cookie;
     const bool with_cookie = !cookie.empty();
@@ -466,7 +384,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     const std::int64_t now_unix = wall_clock_seconds();
     for (const auto& header : head.headers) {
       if (header.name == "set-cookie") {
-        session_->cookies.store(header.value, target_.host, target_.cookie_path, now_unix);
+        session_->cookies.store(header.value, target_.host, target_.path, now_unix);
       }
     }
     if (reusable && parser_.keep_alive()) {
@@ -498,9 +416,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
       const auto resolved = urls::resolve(urls::url_view(target_.url), *reference, next_url);
       if (!resolved) next_url.clear();
     }
-    Target next;
+    UrlTarget next;
     std::string why = "it is not a valid URL";
-    if (!reference || next_url.empty() || !parse_target(next_url.buffer(), next, why)) {
+    if (!reference || next_url.empty() || !parse_url_target(next_url.buffer(), UrlSchemes::http, next, why)) {
       return fail("url", "the redirect to \"" + location + "\" cannot be followed: " + why, /*keep_response=*/true);
     }
     ctx_.sink.request_finished(true);
@@ -582,7 +500,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::string host_override_;
   std::string user_cookie_;
   Timer timer_;
-  Target target_;
+  UrlTarget target_;
   std::string pool_key_;
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<Connection> retired_;  // the stale connection a retry replaced

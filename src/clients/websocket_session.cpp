@@ -11,14 +11,12 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/url/parse.hpp>
-#include <boost/url/url_view.hpp>
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <optional>
 #include <stdexcept>
 
+#include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_text.hpp"
 #include "proto/permessage_deflate.hpp"
@@ -32,7 +30,6 @@ namespace stampede::clients {
 namespace {
 
 namespace asio = boost::asio;
-namespace urls = boost::urls;
 namespace ws = proto::ws;
 using boost::system::error_code;
 using proto::http_text::iequals;
@@ -44,77 +41,6 @@ constexpr int kReadsPerTurn = 16;
 constexpr std::size_t kHandshakeBodyLimit = 64 * 1024;
 // The per-thread compression buffers keep their capacity up to this size.
 constexpr std::size_t kKeptScratchBytes = 1024 * 1024;
-
-// ---------------------------------------------------------------------------------------
-// Where the connection goes, from its URL.
-
-struct Target {
-  std::string url;
-  bool tls = false;
-  std::string host;  // as DNS, SNI and certificates see it (IPv6 without brackets)
-  std::uint16_t port = 0;
-  std::string host_header;
-  std::string request_target;  // path?query
-};
-
-// Returns false with `why` (a sentence fragment) unless `text` is a ws:// or wss:// URL.
-bool parse_target(std::string_view text, Target& out, std::string& why) {
-  const auto parsed = urls::parse_uri(text);
-  if (!parsed) {
-    why = "it is not a valid absolute URL (" + parsed.error().message() + ")";
-    return false;
-  }
-  const urls::url_view& url = *parsed;
-  const auto scheme = url.scheme_id();
-  if (scheme != urls::scheme::ws && scheme != urls::scheme::wss) {
-    why = "a WebSocket URL starts with ws:// or wss://";
-    return false;
-  }
-  if (!url.has_authority() || url.encoded_host().empty()) {
-    why = "it has no host";
-    return false;
-  }
-  out = Target{};
-  out.url = std::string(url.buffer());
-  out.tls = scheme == urls::scheme::wss;
-  std::string host_in_header;
-  switch (url.host_type()) {
-    case urls::host_type::ipv6:
-      out.host = url.host_ipv6_address().to_string();
-      host_in_header = "[" + out.host + "]";
-      break;
-    case urls::host_type::ipv4:
-      out.host = url.host_ipv4_address().to_string();
-      host_in_header = out.host;
-      break;
-    case urls::host_type::name:
-      out.host = url.host_name();
-      for (char& c : out.host) c = proto::http_text::ascii_lower(c);
-      host_in_header = out.host;
-      break;
-    default:
-      why = "its host form is not supported";
-      return false;
-  }
-  const std::uint16_t default_port = out.tls ? 443 : 80;
-  out.port = default_port;
-  if (url.has_port() && !url.port().empty()) {
-    const std::string_view digits = url.port();
-    unsigned port = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    if (error != std::errc() || end != digits.data() + digits.size() || port == 0 || port > 65535) {
-      why = "its port is not a valid port number";
-      return false;
-    }
-    out.port = static_cast<std::uint16_t>(port);
-  }
-  out.host_header = host_in_header;
-  if (out.port != default_port) out.host_header += ":" + std::to_string(out.port);
-  out.request_target = std::string(url.encoded_path());
-  if (out.request_target.empty()) out.request_target = "/";
-  if (url.has_query()) out.request_target += "?" + std::string(url.encoded_query());
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------
 // Per-thread helpers: one worker runs on one thread, so these are per-worker, and every
@@ -209,9 +135,11 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     arm_timer(options.timeout, &Connection::on_connect_timeout);
 
     std::string why;
-    if (!parse_target(handshake_->url, handshake_->target, why)) return fail_connect("url", why);
+    if (!parse_url_target(handshake_->url, UrlSchemes::websocket, handshake_->target, why)) {
+      return fail_connect("url", why);
+    }
     if (!prepare_request(options, why)) return fail_connect("protocol", "the upgrade request cannot be sent: " + why);
-    const Target& target = handshake_->target;
+    const UrlTarget& target = handshake_->target;
     auto& resolver = transport::Resolver::of(ctx_.io);
     if (auto endpoints = resolver.find(target.host, target.port)) return open_tcp(std::move(endpoints));
     resolver.async_resolve(target.host, target.port,
@@ -286,7 +214,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
   // Everything only the handshake needs; freed once the connection is open.
   struct Handshake {
     std::string url;
-    Target target;
+    UrlTarget target;
     Nanos timeout = 0;
     bool insecure = false;
     ws::UpgradeRequest request;

@@ -10,5 +10,6 @@ inline constexpr std::string_view kVus = "vus";                             // G
 inline constexpr std::string_view kIterations = "iterations";               // Counter: finished, ok or not
 inline constexpr std::string_view kIterationErrors = "iteration.errors";    // Counter: failed, by reason
 inline constexpr std::string_view kDroppedIterations = "iterations.dropped";  // Counter: due but not started
+inline constexpr std::string_view kIterationLag = "iteration.lag";          // Timing: open model, late starts
 
 }  // namespace stampede::metrics::names

@@ -23,6 +23,8 @@ void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through 
   lua_setfield(L, -2, "stampede.websocket");
   lua_pushcfunction(L, open_channels_module);
   lua_setfield(L, -2, "stampede.channels");
+  lua_pushcfunction(L, open_liveview_module);
+  lua_setfield(L, -2, "stampede.liveview");
   lua_pop(L, 2);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Counters of the WebSocket side of the target (GET /__channels). WebSocket traffic is not
+// Counters of the WebSocket side of the target (GET /__channels): channels and LiveView. WebSocket traffic is not
 // part of the HTTP truth; these say what the channel server saw, for tests and benches.
 //
 // Each worker owns one ChannelStats and is its only writer; whoever answers /__channels
@@ -25,6 +25,7 @@ struct alignas(64) ChannelStats {
   StatCounter sockets_opened;         // WebSockets accepted (channels and echo)
   StatCounter sockets_closed;
   StatCounter channel_sockets_opened;  // of them, on /socket/websocket
+  StatCounter liveview_sockets_opened;  // of them, on /live/websocket (and its /lv020, /lv1x twins)
   StatCounter frames_received;        // Phoenix messages decoded (heartbeats included)
   StatCounter heartbeats;
   StatCounter joins;                  // accepted joins
@@ -39,6 +40,7 @@ struct alignas(64) ChannelStats {
   StatCounter socket_errors;          // sockets closed with 1011 for an undecodable frame
   StatCounter idle_timeouts;
   StatCounter echo_messages;          // messages echoed on /ws
+  StatCounter upload_chunks;          // LiveView upload chunks taken
 };
 
 // {"sockets_open":N,"sockets_opened":N,...}: the sum over every worker.

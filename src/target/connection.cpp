@@ -136,11 +136,11 @@ void Connection::dispatch(Nanos received_at) {
     return;
   }
 
-  slot.measured = true;
-  // Drawn for every measured request, even one that overrides it, so a seeded run draws
-  // the same sequence whatever routes it hits.
-  const Nanos drawn = worker_.sampler().next();
   const auto match = worker_.shared().routes->find(request.method, path);
+  slot.measured = match.route == nullptr || match.route->measured;
+  // Drawn for every measured request, even one that overrides it, so a seeded run draws
+  // the same sequence whatever routes it hits (and whatever unmeasured ones it hits too).
+  const Nanos drawn = slot.measured ? worker_.sampler().next() : 0;
   try {
     if (match.route) {
       match.route->handler(RouteRequest{request, path, query, worker_.route_state()}, slot.response);
@@ -153,7 +153,7 @@ void Connection::dispatch(Nanos received_at) {
     slot.response.clear();
     slot.response.set_static(500, kJson, R"({"error":"internal error"})");
   }
-  hold(slot, slot.response.delay.value_or(drawn));
+  hold(slot, slot.measured ? slot.response.delay.value_or(drawn) : 0);
 }
 
 void Connection::answer_control(PendingResponse& slot, std::string_view path, std::string_view method) {
@@ -191,7 +191,8 @@ void Connection::answer_websocket(PendingResponse& slot, std::string_view path, 
   // WebSocket traffic is not part of the HTTP truth, and neither is the handshake.
   slot.measured = false;
   slot.ready = true;
-  auto answer = answer_upgrade(parser_.request(), path, query, worker_.shared().ws_compress);
+  auto answer =
+      answer_upgrade(parser_.request(), path, query, worker_.shared().ws_compress, worker_.shared().liveview_dialect);
   if (answer.status != 101) {
     slot.response.set_owned(answer.status, answer.status == 404 ? kJson : kText, std::move(answer.body));
     slot.response.headers = std::move(answer.headers);

@@ -45,5 +45,7 @@ struct Response {
 
 inline constexpr std::string_view kJson = "application/json";
 inline constexpr std::string_view kText = "text/plain; charset=utf-8";
+inline constexpr std::string_view kHtml = "text/html; charset=utf-8";
+inline constexpr std::string_view kJavaScript = "text/javascript";
 
 }  // namespace stampede::target

@@ -1,10 +1,12 @@
 #pragma once
-// The target's application routes: plain functions looked up by method and path. Every
-// route here is measured (held for a drawn delay and counted in the truth); the control
+// The target's application routes: plain functions looked up by method and path. A route is
+// measured (held for a drawn delay and counted in the truth) unless it says otherwise: the
+// LiveView demo's pages do not, they model an app rather than a calibrated endpoint. The control
 // endpoints (/__truth, /__reset) are answered by the connection itself, and a protocol
 // upgrade (WebSocket, Phoenix channels, LiveView) is a decision the connection takes
 // before it consults this table, because it hands over the socket rather than answering.
 #include <cstdint>
+#include <random>
 #include <string_view>
 #include <vector>
 
@@ -13,10 +15,14 @@
 
 namespace stampede::target {
 
+class LiveViewPostsStore;
+
 // Per-worker state the routes may change, owned by the worker (so no locks).
 struct RouteState {
   std::uint64_t next_post_id = 0;  // ids handed out by POST /api/posts
   std::uint64_t post_id_step = 1;  // = worker count, so workers never hand out the same id
+  std::mt19937_64 random;          // LiveView ids and tokens (seeded per worker)
+  LiveViewPostsStore* liveview_posts = nullptr;  // the LiveView demo's posts (shared, locked)
 };
 
 struct RouteRequest {
@@ -33,6 +39,7 @@ struct Route {
   std::string_view path;
   bool prefix = false;      // path is a prefix ("/api/posts/" matches "/api/posts/7")
   RouteHandler handler = nullptr;
+  bool measured = true;     // false: answered at once, neither held nor counted in the truth
 };
 
 class RouteTable {

@@ -48,8 +48,10 @@ int run_target_command(const TargetOptions& options) {
     fmt::print(stderr, "stampede target: {}\n", e.what());
     return 2;
   }
-  fmt::print(stderr, "stampede target listening on {} (delay {})\n", listen_url(options.listen.host, server.port()),
-             format_delay_spec(options.delay));
+  fmt::print(stderr,
+             "stampede target listening on {} (delay {}; LiveView {} under /, 0.20 under /lv020, 1.x under /lv1x)\n",
+             listen_url(options.listen.host, server.port()), format_delay_spec(options.delay),
+             dialect_name(options.liveview));
 
   int stop_signal = 0;
   signals.async_wait([&stop_signal](const boost::system::error_code& ec, int number) {

@@ -8,6 +8,7 @@
 #include "common/clock.hpp"
 #include "target/delay_spec.hpp"
 #include "target/listen_address.hpp"
+#include "target/liveview_dialect.hpp"
 
 namespace stampede::target {
 
@@ -20,6 +21,8 @@ struct TargetOptions {
   // WebSockets (/socket/websocket, /ws):
   Nanos ws_idle_timeout = 60 * kSecond;  // --ws-idle-timeout: closed (1000) after this long without a client frame
   bool ws_compress = false;              // --ws-compress: accept permessage-deflate (Phoenix's `compress: true`)
+  // LiveView demo (/counter, /posts, ... and /live/websocket):
+  LiveViewDialect liveview = LiveViewDialect::V1;  // --liveview: the dialect under "/" (/lv020, /lv1x are fixed)
 };
 
 }  // namespace stampede::target

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "target/channels_hub.hpp"
+#include "target/liveview_posts_store.hpp"
 #include "target/target_routes.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
@@ -18,13 +19,14 @@ namespace stampede::target {
 struct TargetServer::Impl {
   enum class Phase { Created, Running, Stopped };
 
-  explicit Impl(TargetOptions opts) : options(std::move(opts)), routes(make_target_routes()) {}
+  explicit Impl(TargetOptions opts) : options(std::move(opts)), routes(make_target_routes(options.liveview)) {}
 
   void start();
   void stop();
 
   TargetOptions options;
   RouteTable routes;
+  LiveViewPostsStore liveview_posts;
   WorkerShared shared;
   // Before the workers: their sockets still leave their channels while the workers go.
   std::unique_ptr<ChannelsHub> channels;
@@ -47,6 +49,8 @@ void TargetServer::Impl::start() {
   shared.worker_count = options.threads;
   shared.ws_idle_timeout = options.ws_idle_timeout;
   shared.ws_compress = options.ws_compress;
+  shared.liveview_dialect = options.liveview;
+  shared.liveview_posts = &liveview_posts;
 
   boost::system::error_code ec;
   const auto address = boost::asio::ip::make_address(options.listen.host, ec);

@@ -15,6 +15,7 @@ namespace ws = proto::ws;
 struct ConnectParams {
   std::optional<std::string> vsn;
   std::string user_id;
+  std::optional<std::string> csrf_token;  // LiveView's _csrf_token
 };
 
 // Decoded like Plug decodes a query ('+' is a space); nullopt when it is malformed.
@@ -27,6 +28,7 @@ std::optional<ConnectParams> read_connect_params(std::string_view query) {
     for (const auto& param : view) {
       if (param.key == "vsn") params.vsn = param.value;
       if (param.key == "user_id") params.user_id = param.value;
+      if (param.key == "_csrf_token") params.csrf_token = param.value;
     }
   } catch (const boost::system::system_error&) {
     return std::nullopt;
@@ -69,7 +71,8 @@ UpgradeAnswer refuse(const ws::UpgradeOffer& offer) {
 }  // namespace
 
 bool wants_websocket(const proto::HttpRequest& request, std::string_view path) {
-  return path == kChannelsPath || path == kEchoPath || ws::is_upgrade_request(request);
+  return path == kChannelsPath || path == kEchoPath || liveview_socket_scope(path, LiveViewDialect::V1) ||
+         ws::is_upgrade_request(request);
 }
 
 std::optional<proto::phx::Serializer> serializer_for_vsn(std::optional<std::string_view> vsn) {
@@ -83,23 +86,29 @@ std::optional<proto::phx::Serializer> serializer_for_vsn(std::optional<std::stri
 }
 
 UpgradeAnswer answer_upgrade(const proto::HttpRequest& request, std::string_view path, std::string_view query,
-                             bool allow_compression) {
-  if (path != kChannelsPath && path != kEchoPath) return refuse(404, R"({"error":"not found"})");
+                             bool allow_compression, LiveViewDialect root_liveview) {
+  const auto liveview = liveview_socket_scope(path, root_liveview);
+  if (path != kChannelsPath && path != kEchoPath && !liveview) return refuse(404, R"({"error":"not found"})");
   const auto offer = ws::check_upgrade_request(request);
   // Phoenix.Transports.WebSocket answers anything but GET with a bare 400 first...
   if (request.method != "GET") return refuse(offer);
 
   WsPlan plan;
-  if (path == kChannelsPath) {
+  if (path == kChannelsPath || liveview) {
     // ...then connects the socket (vsn: 403), and only then lets websock_adapter check the
     // upgrade headers (400).
     const auto params = read_connect_params(query);
     if (!params) return refuse(400, "malformed query string\n");
     const auto serializer = serializer_for_vsn(params->vsn);
     if (!serializer) return refuse(403, "");
-    plan.application = WsApplication::Channels;
     plan.serializer = *serializer;
-    plan.user_id = params->user_id;
+    if (liveview) {
+      plan.application = WsApplication::LiveView;
+      plan.liveview = connect_liveview(request, *liveview, params->csrf_token);
+    } else {
+      plan.application = WsApplication::Channels;
+      plan.user_id = params->user_id;
+    }
   }
   if (!offer.ok) return refuse(offer);
 

@@ -3,6 +3,10 @@
 // order a Phoenix endpoint decides (../shared/phoenix-protocol.md §1.1, §1.5, §1.6):
 //   GET /socket/websocket?vsn=...   Phoenix channels; vsn 2.0.0 -> V2, 1.0.0 or none -> V1,
 //                                   anything else -> 403 with an empty body
+//   GET /live/websocket?_csrf_token=...&vsn=...
+//                                   LiveView (also /lv020/live/websocket, /lv1x/live/websocket):
+//                                   the same vsn rules; the session cookie and _csrf_token are
+//                                   read here and decide whether joins can succeed
 //   GET /ws                         plain echo of text and binary messages
 //   any other path                  404
 //   not GET, or a malformed upgrade 400 with the reason (426 for a version other than 13)
@@ -17,19 +21,21 @@
 #include "proto/http_request_parser.hpp"
 #include "proto/phoenix_message.hpp"
 #include "proto/permessage_deflate.hpp"
+#include "target/liveview_socket_connect.hpp"
 
 namespace stampede::target {
 
 inline constexpr std::string_view kChannelsPath = "/socket/websocket";
 inline constexpr std::string_view kEchoPath = "/ws";
 
-enum class WsApplication { Echo, Channels };
+enum class WsApplication { Echo, Channels, LiveView };
 
 // What an accepted upgrade becomes.
 struct WsPlan {
   WsApplication application = WsApplication::Echo;
   proto::phx::Serializer serializer = proto::phx::Serializer::V2;
   std::string user_id;                    // the connect parameter "user_id", "" when absent
+  LiveViewConnectInfo liveview;           // LiveView: the dialect and the session
   std::optional<proto::ws::DeflateParams> deflate;  // negotiated permessage-deflate
   std::string early_bytes;                // what the client sent after the request, unread yet
 };
@@ -46,8 +52,9 @@ struct UpgradeAnswer {
 // up in the route table: it asks for an upgrade, or it is for a WebSocket path.
 bool wants_websocket(const proto::HttpRequest& request, std::string_view path);
 
+// `root_liveview`: the LiveView dialect of /live/websocket.
 UpgradeAnswer answer_upgrade(const proto::HttpRequest& request, std::string_view path, std::string_view query,
-                             bool allow_compression);
+                             bool allow_compression, LiveViewDialect root_liveview = LiveViewDialect::V1);
 
 // The serializer a `vsn` connect parameter selects (absent: V1); nullopt for a version
 // neither "~> 1.0.0" nor "~> 2.0.0" accepts.

@@ -46,6 +46,9 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
   route_state_.next_post_id = 4 + index;
   route_state_.post_id_step = shared.worker_count;
+  // Apart from the delay sampler's sequence: ids and tokens never shift the seeded delays.
+  route_state_.random.seed(seed ^ 0x4c69766556696577ULL);
+  route_state_.liveview_posts = shared.liveview_posts;
   if (shared.channels != nullptr) channels_ = &shared.channels->bus(index);
 }
 

@@ -10,6 +10,7 @@
 #include "target/asio_types.hpp"
 #include "target/delay_sampler.hpp"
 #include "target/http_date.hpp"
+#include "target/liveview_dialect.hpp"
 #include "target/route_table.hpp"
 
 namespace stampede::target {
@@ -17,6 +18,7 @@ namespace stampede::target {
 class TruthCollector;
 class ChannelsHub;
 class ChannelsBus;
+class LiveViewPostsStore;
 
 // What all workers read and none change after start.
 struct WorkerShared {
@@ -27,6 +29,8 @@ struct WorkerShared {
   unsigned worker_count = 1;
   Nanos ws_idle_timeout = 60 * kSecond;  // a WebSocket that sends nothing for this long is closed
   bool ws_compress = false;              // accept permessage-deflate when offered
+  LiveViewDialect liveview_dialect = LiveViewDialect::V1;  // of the pages under "/" and /live/websocket
+  LiveViewPostsStore* liveview_posts = nullptr;            // the LiveView demo's posts
 };
 
 class Worker {

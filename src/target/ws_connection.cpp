@@ -41,6 +41,11 @@ WsConnection::WsConnection(Worker& worker, Socket socket, WsPlan plan)
   }
   if (plan.application == WsApplication::Channels) {
     session_.emplace(plan.serializer, std::move(plan.user_id), worker_.channels(), static_cast<ChannelsSink&>(*this));
+  } else if (plan.application == WsApplication::LiveView) {
+    auto& state = worker_.route_state();
+    const LiveViewServices services{worker_.channels(), state.random, *state.liveview_posts};
+    liveview_ = std::make_unique<LiveViewSession>(std::move(plan.liveview), plan.serializer, services,
+                                                  static_cast<ChannelsSink&>(*this));
   }
 }
 
@@ -53,6 +58,7 @@ void WsConnection::start() {
   auto& stats = worker_.channels().stats();
   stats.sockets_opened.add();
   if (session_) stats.channel_sockets_opened.add();
+  if (liveview_) stats.liveview_sockets_opened.add();
   last_heard_ = SteadyClock::monotonic_now();
   if (!early_bytes_.empty()) {
     in_read_ = true;
@@ -151,6 +157,8 @@ void WsConnection::on_message(const ws::WsEvent& event, Nanos now) {
   }
   if (session_) {
     session_->handle_frame(payload, event.opcode == ws::Opcode::Binary, now);
+  } else if (liveview_) {
+    liveview_->handle_frame(payload, event.opcode == ws::Opcode::Binary, now);
   } else {
     worker_.channels().stats().echo_messages.add();
     queue_frame(event.opcode, payload);
@@ -258,6 +266,7 @@ void WsConnection::finish() {
   timer_.cancel();
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     if (self->session_) self->session_->handle_disconnect();
+    if (self->liveview_) self->liveview_->handle_disconnect();
     self->worker_.channels().stats().sockets_closed.add();
     self->worker_.return_output_buffer(self->out_);
     self->worker_.return_output_buffer(self->next_);
@@ -271,6 +280,9 @@ void WsConnection::arm_timer() {
     deadline = last_heard_ + worker_.shared().ws_idle_timeout;
     if (session_) {
       if (const auto due = session_->next_due()) deadline = std::min(deadline, *due);
+    }
+    if (liveview_) {
+      if (const auto due = liveview_->next_due()) deadline = std::min(deadline, *due);
     }
   }
   // A wake-up at or before the deadline is already set: it will look again then.
@@ -297,6 +309,8 @@ void WsConnection::on_timer() {
     begin_close(ws::close_code::kNormal, "");  // what Cowboy sends on its idle timeout
   } else if (session_) {
     session_->handle_time(now);
+  } else if (liveview_) {
+    liveview_->handle_time(now);
   }
   arm_timer();
 }

@@ -1,7 +1,7 @@
 #pragma once
 // One upgraded connection of the target, followed top to bottom:
 //   readable -> read into the worker's scratch buffer -> WebSocketReader -> each message to
-//   the application (the Phoenix ChannelsSession, or the /ws echo), pings answered with
+//   the application (the Phoenix ChannelsSession, the LiveViewSession, or the /ws echo), pings answered with
 //   pongs, the peer's close answered with a close -> the frames the application queued in
 //   the meantime written in one write -> read again.
 // Frames queued from outside a read (broadcasts from other sockets, Absinthe timers) are
@@ -25,6 +25,7 @@
 #include "proto/websocket_frame.hpp"
 #include "target/asio_types.hpp"
 #include "target/channels_session.hpp"
+#include "target/liveview_session.hpp"
 #include "target/websocket_upgrade.hpp"
 
 namespace stampede::target {
@@ -79,6 +80,7 @@ class WsConnection final : public std::enable_shared_from_this<WsConnection>, pr
   Timer timer_;
   proto::ws::WebSocketReader reader_;
   std::optional<ChannelsSession> session_;         // /socket/websocket; none for the echo
+  std::unique_ptr<LiveViewSession> liveview_;      // /live/websocket (apart: most sockets are not)
   std::unique_ptr<proto::ws::Deflater> deflater_;  // permessage-deflate, when negotiated
   std::unique_ptr<proto::ws::Inflater> inflater_;
   std::string early_bytes_;  // sent by the client right behind its upgrade request

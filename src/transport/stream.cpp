@@ -6,6 +6,7 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <cerrno>
 #include <optional>
 
@@ -29,6 +30,95 @@ bool is_ip_literal(const std::string& name) {
 }
 
 }  // namespace
+
+// The TLS layer, run only synchronously (see stream.hpp), over the socket as `Wire` shows it:
+// reads go to the (non-blocking) socket; writes never block and keep nothing of the caller's
+// buffer. What the socket takes at once is sent, the rest is copied to `queue_` and sent when
+// the socket is writable: in the order TLS produced it, since nothing is sent directly while
+// anything is queued.
+class Stream::Tls {
+ public:
+  Tls(Socket& socket, asio::ssl::context& context) : socket_(socket), layer_(Wire{*this}, context) {}
+
+  // The next layer of the ssl::stream: what its synchronous operations need of a stream.
+  struct Wire {
+    using lowest_layer_type = Socket::lowest_layer_type;
+    using executor_type = Socket::executor_type;
+    lowest_layer_type& lowest_layer() { return tls.socket_.lowest_layer(); }
+    executor_type get_executor() { return tls.socket_.get_executor(); }
+    template <typename MutableBuffers>
+    std::size_t read_some(const MutableBuffers& buffers, boost::system::error_code& ec) {
+      return tls.socket_.read_some(buffers, ec);
+    }
+    template <typename ConstBuffers>
+    std::size_t write_some(const ConstBuffers& buffers, boost::system::error_code& ec) {
+      return tls.take(buffers, ec);
+    }
+    Tls& tls;
+  };
+
+  asio::ssl::stream<Wire>& layer() { return layer_; }
+  std::size_t queued() const { return queue_.size() - sent_; }
+
+  bool flush(boost::system::error_code& ec) {
+    ec = {};
+    while (sent_ < queue_.size()) {
+      sent_ += socket_.write_some(asio::buffer(queue_.data() + sent_, queue_.size() - sent_), ec);
+      if (ec == asio::error::would_block) ec = {};
+      if (ec || sent_ < queue_.size()) return false;
+    }
+    drop_queue();
+    return true;
+  }
+
+  // The queue gives its memory back once empty: an idle connection holds no write buffer.
+  void drop_queue() {
+    std::string().swap(queue_);
+    sent_ = 0;
+  }
+
+  // Whether a handshake the server asked for (a TLS 1.2 renegotiation) is under way.
+  bool renegotiating() {
+    SSL* ssl = layer_.native_handle();
+    return SSL_in_init(ssl) != 0 || SSL_renegotiate_pending(ssl) != 0;
+  }
+
+  // For tls_flush_later(): one wait at a time (it is no caller's operation: nobody keeps the
+  // stream alive for it, so its handler checks tls_alive()).
+  bool flush_waiting = false;
+  std::shared_ptr<const char> alive;  // made by the first tls_alive()
+  // What a write waits on during a renegotiation; made by the first one.
+  std::unique_ptr<Timer> renegotiation;
+
+ private:
+  // Sends what the socket takes now (when nothing is queued before it), queues the rest.
+  template <typename ConstBuffers>
+  std::size_t take(const ConstBuffers& buffers, boost::system::error_code& ec) {
+    ec = {};
+    const std::size_t size = asio::buffer_size(buffers);
+    std::size_t skip = 0;
+    if (queued() == 0) {
+      skip = socket_.write_some(buffers, ec);
+      if (ec == asio::error::would_block) ec = {};
+      if (ec) return 0;
+    }
+    for (auto it = asio::buffer_sequence_begin(buffers), end = asio::buffer_sequence_end(buffers); it != end; ++it) {
+      const asio::const_buffer buffer(*it);
+      if (skip >= buffer.size()) {
+        skip -= buffer.size();
+        continue;
+      }
+      queue_.append(static_cast<const char*>(buffer.data()) + skip, buffer.size() - skip);
+      skip = 0;
+    }
+    return size;
+  }
+
+  Socket& socket_;
+  std::string queue_;     // ciphertext not yet sent: queue_[sent_..]
+  std::size_t sent_ = 0;
+  asio::ssl::stream<Wire> layer_;
+};
 
 // One connection attempt: the endpoints in turn, each with its own socket, then TLS.
 struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
@@ -95,7 +185,7 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
   }
 
   void handshake() {
-    SSL* ssl = stream.tls_->native_handle();
+    SSL* ssl = stream.tls_->layer().native_handle();
     const std::string& name = options.server_name;
     const bool ip = is_ip_literal(name);
     if (!ip && !name.empty()) SSL_set_tlsext_host_name(ssl, name.c_str());
@@ -109,10 +199,28 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
     } else {
       SSL_set_verify(ssl, SSL_VERIFY_NONE, nullptr);
     }
-    stream.tls_->async_handshake(asio::ssl::stream_base::client,
-                                 [self = shared_from_this()](const boost::system::error_code& ec) {
-                                   self->on_handshake(ec);
-                                 });
+    handshake_step({});
+  }
+
+  // Runs the handshake as far as it goes without blocking: our flight goes out (waiting until
+  // writable if need be), then we wait until the server's is readable, and so on.
+  void handshake_step(const boost::system::error_code& waited) {
+    if (waited) return on_handshake(waited);
+    Tls& tls = *stream.tls_;
+    boost::system::error_code ec;
+    if (!tls.flush(ec)) return ec ? on_handshake(ec) : wait(Stream::Socket::wait_write);
+    tls.layer().handshake(asio::ssl::stream_base::client, ec);
+    if (ec == asio::error::would_block) {
+      return wait(tls.queued() != 0 ? Stream::Socket::wait_write : Stream::Socket::wait_read);
+    }
+    if (!ec && tls.queued() != 0) stream.tls_flush_later();  // the end of our last flight
+    on_handshake(ec);
+  }
+
+  void wait(Stream::Socket::wait_type type) {
+    stream.socket_.async_wait(type, [self = shared_from_this()](const boost::system::error_code& ec) {
+      self->handshake_step(ec);
+    });
   }
 
   void on_handshake(const boost::system::error_code& ec) {
@@ -120,7 +228,7 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
     if (ec == asio::error::operation_aborted || !stream.socket_.is_open()) {
       return finish(Failure{Step::handshake, asio::error::operation_aborted, {}});
     }
-    std::string problem = certificate_problem(stream.tls_->native_handle());
+    std::string problem = certificate_problem(stream.tls_->layer().native_handle());
     finish(Failure{Step::handshake, ec, problem.empty() ? to_string(current) : problem});
   }
 
@@ -131,7 +239,7 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
 };
 
 Stream::Stream(asio::io_context& io, asio::ssl::context* tls) : socket_(io.get_executor()) {
-  if (tls != nullptr) tls_ = std::make_unique<TlsLayer>(socket_, *tls);
+  if (tls != nullptr) tls_ = std::make_unique<Tls>(socket_, *tls);
 }
 
 Stream::~Stream() { close(); }
@@ -142,28 +250,76 @@ void Stream::async_connect(Resolver::Endpoints endpoints, ConnectOptions options
 }
 
 std::size_t Stream::read_available(asio::mutable_buffer into, boost::system::error_code& ec) {
-  if (tls_) return tls_->read_some(into, ec);
-  return socket_.read_some(into, ec);
+  if (!tls_) return socket_.read_some(into, ec);
+  Tls& tls = *tls_;
+  const std::size_t n = tls.layer().read_some(into, ec);
+  // TLS wrote while reading (a renegotiation's handshake) and the socket did not take it all.
+  if (tls.queued() != 0) tls_flush_later();
+  // The renegotiation is over: a write waiting for it may go on.
+  if (tls.renegotiation && !tls.renegotiating()) tls.renegotiation->cancel();
+  return n;
+}
+
+Stream::Timer* Stream::tls_renegotiation() {
+  Tls& tls = *tls_;
+  if (!tls.renegotiating()) return nullptr;
+  if (!tls.renegotiation) tls.renegotiation = std::make_unique<Timer>(socket_.get_executor());
+  tls.renegotiation->expires_at(Timer::time_point::max());
+  return tls.renegotiation.get();
+}
+
+SSL* Stream::tls_handle() { return tls_ ? tls_->layer().native_handle() : nullptr; }
+
+std::size_t Stream::tls_encrypt(asio::const_buffer plaintext, boost::system::error_code& ec) {
+  return tls_->layer().write_some(plaintext, ec);
+}
+
+bool Stream::tls_flush(boost::system::error_code& ec) { return tls_->flush(ec); }
+
+std::weak_ptr<const char> Stream::tls_alive() {
+  if (!tls_->alive) tls_->alive = std::make_shared<const char>('\0');
+  return tls_->alive;
+}
+
+void Stream::tls_flush_later() {
+  Tls& tls = *tls_;
+  if (tls.flush_waiting || !socket_.is_open()) return;
+  tls.flush_waiting = true;
+  socket_.async_wait(Socket::wait_write, [this, alive = tls_alive()](const boost::system::error_code& ec) {
+    if (alive.expired()) return;
+    tls_->flush_waiting = false;
+    boost::system::error_code failed;
+    // A failure to send shows to the reader as well: the peer is gone.
+    if (!ec && !tls_->flush(failed) && !failed) tls_flush_later();
+  });
 }
 
 bool Stream::usable_when_idle(asio::mutable_buffer scratch) {
   if (!socket_.is_open()) return false;
   char probe = 0;
   const ssize_t n = ::recv(socket_.native_handle(), &probe, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0) return false;                                 // the peer closed it (FIN)
-  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;  // nothing pending: alive
+  if (n == 0) return false;  // the peer closed it (FIN)
+  // A renegotiation the server started: TLS may already hold the server's next messages
+  // (read with the last response), which the socket no longer shows.
+  const bool renegotiating = tls_ && tls_->renegotiating();
+  if (n < 0 && !renegotiating) return errno == EAGAIN || errno == EWOULDBLOCK;  // nothing pending: alive
   // Plain HTTP: bytes nobody asked for (a 408, garbage) leave the framing unknown.
   if (!tls_) return false;
-  // TLS: session tickets arrive unasked; let the TLS layer consume them. Application data
-  // or an alert means the connection is not clean.
+  // TLS: session tickets arrive unasked, and so do a renegotiation's messages; let the TLS
+  // layer consume them. Application data or an alert means the connection is not clean, and
+  // so does a renegotiation still under way (the next request's write would wait for reads
+  // nobody makes).
   boost::system::error_code ec;
   const std::size_t got = read_available(scratch, ec);
-  return got == 0 && ec == asio::error::would_block;
+  return got == 0 && ec == asio::error::would_block && !tls_->renegotiating();
 }
 
 void Stream::close() {
   boost::system::error_code ignored;
   socket_.close(ignored);
+  if (!tls_) return;
+  tls_->drop_queue();  // nothing can send it now
+  if (tls_->renegotiation) tls_->renegotiation->cancel();  // a write waiting for it ends
 }
 
 }  // namespace stampede::transport

@@ -6,23 +6,40 @@
 // Reading is readiness-based (wait until readable, then read what is there without
 // blocking) so that all connections of a worker can share one read buffer: bytes land in
 // the buffer only inside the caller's handler, never from an operation still pending on
-// some other connection. Writes are ordinary Asio composed writes from the caller's
-// buffers, which must stay alive until the handler runs.
+// some other connection. Writes complete asynchronously from the caller's buffers, which
+// must stay alive until the handler runs; a read may run while a write is in flight.
+//
+// TLS keeps that full duplex safe. Asio's ssl::stream shares one output buffer between its
+// asynchronous write and a synchronous read that has to write (a TLS 1.3 KeyUpdate that asks
+// for one back, which OpenSSL answers from the read; the handshake of a TLS 1.2
+// renegotiation; an alert): the read overwrote the record the write was still sending. So
+// here the TLS layer only ever runs synchronously, over a socket that never blocks it: each
+// record goes straight to the socket, what the socket does not take at once is copied to
+// this stream's ciphertext queue behind what was queued before, and the queue is sent when
+// the socket is writable. Records leave in the order TLS made them, whichever operation made
+// them, and no operation holds the TLS layer's buffers across a wait. Reads are never held
+// back by a write (a peer that stops reading while its own send waits would deadlock with a
+// client that did). A plain TCP stream reads and writes the socket directly, as before.
 //
 // A Stream carries one connection: connect it once, use it, close it. Like any Asio I/O
 // object it must outlive its pending operations (the handlers are the usual place to keep
 // its owner alive).
 #include <openssl/ssl.h>
 
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "transport/errors.hpp"
@@ -36,7 +53,6 @@ class Stream {
   // The io_context's own executor type: one pointer, where the default any_io_executor
   // would add tens of bytes to every idle connection.
   using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
-  using TlsLayer = boost::asio::ssl::stream<Socket&>;
 
   // `tls` null: plain TCP. Otherwise a TLS client over that context, which must outlive
   // the stream.
@@ -58,11 +74,13 @@ class Stream {
   // (with operation_aborted).
   void async_connect(Resolver::Endpoints endpoints, ConnectOptions options, ConnectHandler done);
 
-  // Writes all of `buffers`; handler(error_code, std::size_t).
+  // Writes all of `buffers`; handler(error_code, std::size_t bytes of `buffers` written),
+  // run from the loop (on the stream's executor), never inside this call. One write at a
+  // time; reads may run meanwhile. Closing the stream ends it with operation_aborted.
   template <typename ConstBuffers, typename WriteHandler>
   void async_write(const ConstBuffers& buffers, WriteHandler&& handler) {
     if (tls_) {
-      boost::asio::async_write(*tls_, buffers, std::forward<WriteHandler>(handler));
+      TlsWrite<ConstBuffers, std::decay_t<WriteHandler>>(*this, buffers, std::forward<WriteHandler>(handler)).run({});
     } else {
       boost::asio::async_write(socket_, buffers, std::forward<WriteHandler>(handler));
     }
@@ -71,7 +89,8 @@ class Stream {
   // Copies what has arrived into `into` without blocking. Returns the byte count (> 0), or 0
   // with `ec` set: would_block (wait, then read again), eof / stream_truncated (the peer
   // closed), or the error. A TLS stream reports would_block only once the socket is drained,
-  // so a reader that stops early must call this again before waiting.
+  // so a reader that stops early must call this again before waiting. Safe while a write is
+  // in flight, TLS included (see the top of this file).
   std::size_t read_available(boost::asio::mutable_buffer into, boost::system::error_code& ec);
 
   // handler(error_code) once the socket has bytes (or an error) to read.
@@ -93,12 +112,123 @@ class Stream {
   bool is_open() const { return socket_.is_open(); }
   bool is_tls() const { return tls_ != nullptr; }
   Socket& socket() { return socket_; }
-  SSL* tls_handle() { return tls_ ? tls_->native_handle() : nullptr; }
+  SSL* tls_handle();
 
  private:
   struct ConnectOp;
+  class Tls;  // the TLS layer and its ciphertext queue (stream.cpp)
+
+  using Timer = boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                                  boost::asio::wait_traits<std::chrono::steady_clock>,
+                                                  boost::asio::io_context::executor_type>;
+
+  // One async_write over TLS: alternately send the queued ciphertext (waiting until writable
+  // while the socket will not take it) and encrypt the next record of the caller's bytes.
+  // While a renegotiation the server asked for is in progress it encrypts nothing: OpenSSL
+  // cannot take the server's application data in SSL_write, only in SSL_read, so the reads
+  // drive that handshake and wake the write when it is over. (A caller that writes then must
+  // be reading: a WebSocket always is; the HTTP client writes only on connections that are
+  // not renegotiating, see usable_when_idle.) When TLS has to read before it can write
+  // anyway, the write waits until readable and tries again.
+  template <typename ConstBuffers, typename Handler>
+  class TlsWrite {
+    // Records encrypted before the loop gets a turn, however much the socket takes.
+    static constexpr int kRecordsPerTurn = 16;
+
+   public:
+    TlsWrite(Stream& stream, const ConstBuffers& buffers, Handler handler)
+        : stream_(&stream), buffers_(buffers), handler_(std::move(handler)) {}
+
+    // A socket wait completed (first call: `waited` empty, from async_write itself).
+    void run(boost::system::error_code waited) {
+      Stream& stream = *stream_;
+      boost::system::error_code ec = waited;
+      for (int records = 0; !ec; ++records) {
+        if (!stream.tls_flush(ec)) {
+          if (ec) break;
+          return wait(Socket::wait_write);
+        }
+        const boost::asio::const_buffer rest = unwritten();
+        if (rest.size() == 0) break;
+        if (records == kRecordsPerTurn) {  // let the worker's other connections have a turn
+          started_ = true;
+          boost::asio::post(stream.socket_.get_executor(), [op = std::move(*this)]() mutable {
+            op.run(op.stream_->socket_.is_open() ? boost::system::error_code{} : boost::asio::error::operation_aborted);
+          });
+          return;
+        }
+        if (Timer* renegotiation = stream.tls_renegotiation()) {
+          started_ = true;
+          renegotiation->async_wait(
+              [op = std::move(*this), alive = stream.tls_alive()](const boost::system::error_code&) mutable {
+                const bool open = !alive.expired() && op.stream_->socket_.is_open();
+                op.run(open ? boost::system::error_code{} : boost::asio::error::operation_aborted);
+              });
+          return;
+        }
+        written_ += stream.tls_encrypt(rest, ec);
+        if (ec == boost::asio::error::would_block) {
+          ec = {};
+          if (!stream.tls_flush(ec)) {
+            if (ec) break;
+            return wait(Socket::wait_write);  // (then back here: TLS still wants to read)
+          }
+          return wait(Socket::wait_read);
+        }
+      }
+      if (!started_) {
+        boost::asio::post(stream.socket_.get_executor(),
+                          [handler = std::move(handler_), ec, n = written_]() mutable { handler(ec, n); });
+        return;
+      }
+      handler_(ec, written_);
+    }
+
+    void operator()(const boost::system::error_code& ec) { run(ec); }
+
+   private:
+    void wait(Socket::wait_type type) {
+      started_ = true;
+      Socket& socket = stream_->socket_;
+      socket.async_wait(type, std::move(*this));
+    }
+
+    // The caller's bytes not yet handed to TLS, up to the end of the buffer they are in.
+    boost::asio::const_buffer unwritten() const {
+      std::size_t skip = written_;
+      for (auto it = boost::asio::buffer_sequence_begin(buffers_), end = boost::asio::buffer_sequence_end(buffers_);
+           it != end; ++it) {
+        const boost::asio::const_buffer buffer(*it);
+        if (skip < buffer.size()) return buffer + skip;
+        skip -= buffer.size();
+      }
+      return {};
+    }
+
+    Stream* stream_;
+    ConstBuffers buffers_;
+    Handler handler_;
+    std::size_t written_ = 0;
+    bool started_ = false;  // a wait has run: the handler may be called directly
+  };
+
+  // For TlsWrite: while the server's renegotiation is in progress, the timer to wait on
+  // (cancelled when the reads have finished the handshake, or the stream closes); else null.
+  Timer* tls_renegotiation();
+  // For TlsWrite: encrypts the start of `plaintext` (one record at most) and hands it to the
+  // socket or the queue; returns the bytes taken. would_block: TLS must read first.
+  std::size_t tls_encrypt(boost::asio::const_buffer plaintext, boost::system::error_code& ec);
+  // Sends queued ciphertext without blocking. True once nothing is queued; false with `ec`
+  // empty when the socket will take no more now, or with the socket's error.
+  bool tls_flush(boost::system::error_code& ec);
+  // A TLS read or the handshake queued ciphertext and no write may come to send it: wait
+  // until writable and send it.
+  void tls_flush_later();
+  // Expires with the stream: for the waits that must not touch it once it is gone.
+  std::weak_ptr<const char> tls_alive();
+
   Socket socket_;
-  std::unique_ptr<TlsLayer> tls_;  // declared after socket_: destroyed before the socket it wraps
+  std::unique_ptr<Tls> tls_;  // declared after socket_: destroyed before the socket it wraps
 };
 
 }  // namespace stampede::transport

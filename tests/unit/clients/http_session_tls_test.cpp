@@ -1,10 +1,18 @@
 // HTTPS against a certificate made in the test: verification refuses it unless trusted,
-// `insecure` skips verification, the name must match, and keep-alive works over TLS.
+// `insecure` skips verification, the name must match, keep-alive works over TLS, and so does
+// a renegotiation the server starts.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
@@ -82,6 +90,82 @@ TEST_F(HttpTls, LargeBodyAcrossManyRecords) {
     EXPECT_EQ(res.body.size(), big.size());
   }
   EXPECT_EQ(server.accepted(), 1);
+}
+
+// TLS 1.2 renegotiation started by the server, as servers that ask for a client certificate
+// for one path do: a HelloRequest right before the response. The client's reads answer it,
+// the response arriving in the middle of the new handshake.
+class HttpTlsRenegotiation : public HttpTls {
+ protected:
+  static TestCertificate& tls12() {
+    static TestCertificate cert("localhost");
+    SSL_CTX_set_max_proto_version(cert.server_context(), TLS1_2_VERSION);
+    return cert;
+  }
+
+  // Renegotiates before answering each request; counts the new handshakes' Finished
+  // messages it has sent. Waits `pause` before reading on after each response.
+  ScriptedServer::Script renegotiating_echo(std::atomic<int>& finished, std::chrono::milliseconds pause) {
+    return [&finished, pause](ServerConnection& conn) {
+      SSL* ssl = conn.tls();
+      const int fd = SSL_get_fd(ssl);
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // each flight goes out at once
+      SSL_set_msg_callback_arg(ssl, &finished);
+      SSL_set_msg_callback(ssl, [](int write_p, int, int content_type, const void* buf, std::size_t len, SSL*, void* arg) {
+        if (write_p == 1 && content_type == SSL3_RT_HANDSHAKE && len > 0 &&
+            static_cast<const unsigned char*>(buf)[0] == SSL3_MT_FINISHED) {
+          ++*static_cast<std::atomic<int>*>(arg);
+        }
+      });
+      while (auto req = conn.read_request()) {
+        if (SSL_renegotiate(ssl) != 1 || SSL_do_handshake(ssl) != 1) return;
+        conn.send(http_response(200, req->target));
+        std::this_thread::sleep_for(pause);
+      }
+    };
+  }
+
+  HttpRequest request(const ScriptedServer& server, const std::string& path) {
+    HttpRequest req;
+    req.url = server.url(path, "localhost");
+    req.insecure = true;
+    return req;
+  }
+};
+
+// The server's answer to the ClientHello comes while the connection is idle: checking the
+// idle connection reads it (TLS may already hold it) and finishes the handshake, and the
+// next request goes out on the same connection.
+TEST_F(HttpTlsRenegotiation, FinishesOnTheIdleConnectionWhichIsReused) {
+  std::atomic<int> finished{0};
+  ScriptedServer server(renegotiating_echo(finished, std::chrono::milliseconds(0)), tls12().server_context());
+  HttpSession session(ctx);
+  for (int i = 0; i < 5; ++i) {
+    auto res = fetch(session, request(server, "/r" + std::to_string(i)));
+    EXPECT_EQ(res.error, "");
+    EXPECT_EQ(res.body, "/r" + std::to_string(i));
+    ASSERT_TRUE(run_until([&] { return finished.load() == i + 1; })) << "the server never answered the ClientHello";
+    run_for(std::chrono::milliseconds(5));  // its flight reaches the client
+  }
+  EXPECT_EQ(server.accepted(), 1);
+}
+
+// The next request comes before the server has answered: the connection is in the middle of
+// a handshake that only reads can finish, and nobody reads an idle connection. The request
+// must not wait for it: it goes out on a new connection.
+TEST_F(HttpTlsRenegotiation, AConnectionInTheMiddleOfOneIsNotReused) {
+  std::atomic<int> finished{0};
+  ScriptedServer server(renegotiating_echo(finished, std::chrono::milliseconds(150)), tls12().server_context());
+  HttpSession session(ctx);
+  auto first = fetch(session, request(server, "/first"));
+  EXPECT_EQ(first.error, "");
+  HttpRequest second = request(server, "/second");
+  second.timeout = 2 * kSecond;
+  auto res = fetch(session, second);
+  EXPECT_EQ(res.error, "");
+  EXPECT_EQ(res.body, "/second");
+  EXPECT_EQ(server.accepted(), 2);
 }
 
 // Trusting the certificate through SSL_CERT_FILE (read when the verifying context is made).

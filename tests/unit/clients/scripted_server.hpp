@@ -44,6 +44,8 @@ class ServerConnection {
   void wait_for_close();
   int number() const { return number_; }
   std::string peer_address() const { return peer_; }
+  // The connection's OpenSSL handle (null without TLS), for scripts that drive TLS itself.
+  SSL* tls() const { return ssl_; }
 
  private:
   friend class ScriptedServer;

@@ -65,6 +65,10 @@ class WsServerConnection {
   // Blocks until the client closes the connection; returns whether it did within `limit`.
   bool wait_for_close(std::chrono::milliseconds limit = std::chrono::seconds(10));
 
+  // The connection's OpenSSL handle (null without TLS), for scripts that drive TLS itself:
+  // a key update, a renegotiation.
+  SSL* tls() const { return ssl_; }
+
  private:
   friend class WsTestServer;
   WsServerConnection(WsTestServer& server, int fd, SSL* ssl) : server_(server), fd_(fd), ssl_(ssl) {}

@@ -1,0 +1,54 @@
+#include "cli/result_files.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "report/badge.hpp"
+#include "report/html_report.hpp"
+#include "report/json_results.hpp"
+#include "report/junit_xml.hpp"
+
+namespace stampede::cli {
+
+bool write_text_file(const std::string& path, std::string_view text, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    error = fmt::format("cannot write {}: {}", path, std::strerror(errno));
+    return false;
+  }
+  // A full disk may only show at the flush or the close: check every step.
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int saved = ok ? 0 : errno;
+  if (std::fflush(f) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) error = fmt::format("cannot write {}: {}", path, std::strerror(saved));
+  return ok;
+}
+
+bool write_result_files(const ResultOutputs& outputs, const report::RunResult& run) {
+  bool all_written = true;
+  const auto write = [&](const std::string& path, const auto& render) {
+    if (path.empty()) return;
+    std::string error;
+    if (!write_text_file(path, render(), error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      all_written = false;
+    }
+  };
+  write(outputs.json, [&] { return report::results_json(run) + '\n'; });
+  write(outputs.badge, [&] { return report::render_badge_svg(report::verdict_badge(run)); });
+  write(outputs.junit, [&] { return report::junit_xml(run); });
+  write(outputs.html, [&] { return report::html_report(run); });
+  return all_written;
+}
+
+}  // namespace stampede::cli

@@ -1,0 +1,558 @@
+// LiveViewSession, the page's life: loading it, its socket, joining its LiveViews (and the
+// nested ones they render), and the state every call reads (see liveview_replies.cpp for what
+// comes back and liveview_actions.cpp for what the user does).
+#include "clients/liveview_session.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/url/parse.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include "clients/liveview_version.hpp"
+
+namespace stampede::clients {
+
+namespace lv = proto::lv;
+
+namespace {
+
+// Messages on topics nobody reads (a nested LiveView that was just left): a few at most.
+constexpr std::size_t kUnreadMessages = 16;
+
+std::int64_t wall_clock_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+boost::json::value parse_or_empty(const std::string& text) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(text, ec);
+  if (ec) return boost::json::object();
+  return v;
+}
+
+std::string join_hint(const std::string& reason) {
+  if (reason == "stale") {
+    return " (stale: the socket's session does not match the page: the Cookie header or the _csrf_token did not "
+           "reach the socket, the socket is not this page's LiveView socket (option socket_path), or the page's "
+           "tokens are too old for the server)";
+  }
+  if (reason == "unauthorized") return " (the URL no longer routes to this LiveView in the same live_session)";
+  if (reason == "join crashed") return " (mount raised: the server's log says why)";
+  return "";
+}
+
+}  // namespace
+
+LiveViewSession::LiveViewSession(ClientContext& ctx, HttpSession& http, LiveViewOptions options)
+    : ctx_(ctx),
+      http_(http),
+      options_(std::move(options)),
+      ids_(ctx.sink),
+      pushes_(ctx.io, options_.buffer_limit) {}
+
+LiveViewSession::~LiveViewSession() {
+  ++generation_;
+  if (connection_) connection_->phx->close("the LiveView session ended");
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+void LiveViewSession::post(std::function<void()> fn) {
+  boost::asio::post(ctx_.io, [weak = weak_from_this(), fn = std::move(fn)] {
+    if (weak.lock()) fn();
+  });
+}
+
+void LiveViewSession::fail_later(Done done, LiveOutcome outcome) {
+  post([done = std::move(done), outcome = std::move(outcome)] { done(outcome); });
+}
+
+void LiveViewSession::record(const LiveViewMetrics::Pair& metric, Nanos started, const LiveOutcome& outcome) {
+  // A call cut off because the scenario closed the view (or its iteration ended) is neither
+  // done nor failed, as the other clients count it.
+  if (closing_ && outcome.failure == "closed") return;
+  if (outcome.answered()) ctx_.sink.record(metric.timing, ctx_.clock.now() - started);
+  if (!outcome.ok() && !outcome.navigated() && outcome.failure != "not_found") {
+    ctx_.sink.add_error(metric.errors, outcome.reason.empty() ? outcome.failure : outcome.reason);
+  }
+}
+
+void LiveViewSession::record_diff_bytes(std::size_t bytes) {
+  ctx_.sink.record(ids_.diff_bytes, static_cast<Nanos>(bytes));
+  ctx_.sink.add(ids_.diff_bytes_total, bytes);
+}
+
+LiveViewTopic* LiveViewSession::find_view(const std::string& view_id) {
+  for (auto& v : views_)
+    if (v->root.id == view_id) return v.get();
+  return nullptr;
+}
+
+const LiveViewTopic* LiveViewSession::main_view() const { return views_.empty() ? nullptr : views_.front().get(); }
+
+std::string LiveViewSession::describe(const LiveViewTopic& view) const {
+  if (!views_.empty() && views_.front().get() == &view) return fmt::format("the LiveView at {}", url_);
+  return fmt::format("the nested LiveView {} at {}", view.root.id, url_);
+}
+
+std::optional<int> LiveViewSession::target_cid(const LiveViewTopic& view, const lv::HtmlAttributes& attributes) const {
+  if (lv::find_attribute(attributes, "phx-target") == nullptr) return std::nullopt;
+  lv::RenderOptions marked;
+  marked.mark_components = true;
+  return lv::event_target_cid(attributes, view.rendered.to_html(marked));
+}
+
+bool LiveViewSession::is_open() const { return connection_ && connection_->phx->is_open(); }
+
+std::string LiveViewSession::title() const {
+  const LiveViewTopic* main = main_view();
+  if (main != nullptr && !main->rendered.title().empty()) return main->rendered.title();
+  return page_.scan.title;
+}
+
+std::string LiveViewSession::version() const {
+  return version_text_.empty() ? lv::to_string(version_) : version_text_;
+}
+
+std::string LiveViewSession::html() const {
+  const LiveViewTopic* main = main_view();
+  return main == nullptr ? std::string() : compose_html(*main, views_);
+}
+
+std::optional<std::string> LiveViewSession::text(std::string_view selector) const {
+  const LiveViewTopic* main = main_view();
+  if (main == nullptr) return std::nullopt;
+  if (views_.size() == 1) return main->rendered.text(selector);
+  return lv::element_text(html(), selector);
+}
+
+std::optional<lv::Element> LiveViewSession::find(std::string_view selector) const {
+  const LiveViewTopic* main = main_view();
+  if (main == nullptr) return std::nullopt;
+  if (views_.size() == 1) return main->rendered.find(selector);
+  return lv::find_element(html(), selector);
+}
+
+LiveOutcome LiveViewSession::main_state() const {
+  const LiveViewTopic* main = main_view();
+  if (main == nullptr) return LiveOutcome::fail("closed", "no LiveView page is open");
+  if (main->leaving.kind == lv::Navigation::Kind::LiveRedirect || main->leaving.kind == lv::Navigation::Kind::Redirect) {
+    LiveOutcome o;
+    o.failure = main->leaving.kind == lv::Navigation::Kind::LiveRedirect ? "live_redirect" : "redirect";
+    o.navigation = main->leaving;
+    o.to = lv::resolve_url(url_, main->leaving.to);
+    o.message = fmt::format("{} navigated to {} ({})", describe(*main), o.to, o.failure);
+    return o;
+  }
+  if (main->state == LiveViewTopic::State::Joined && is_open() && connection_->phx->joined(main->topic)) {
+    return LiveOutcome::success();
+  }
+  return LiveOutcome::fail("closed", fmt::format("{} is gone: {}", describe(*main),
+                                                 main->gone_reason.empty() ? "the server closed it or it crashed"
+                                                                           : main->gone_reason));
+}
+
+LiveViewTopic* LiveViewSession::joined_view(const std::string& view_id, LiveOutcome& why_not) {
+  LiveViewTopic* view = view_id.empty() ? (views_.empty() ? nullptr : views_.front().get()) : find_view(view_id);
+  if (view == nullptr) {
+    why_not = view_id.empty() ? LiveOutcome::fail("closed", "no LiveView page is open")
+                              : LiveOutcome::fail("not_found", fmt::format("no nested LiveView with id \"{}\" at {}",
+                                                                           view_id, url_));
+    return nullptr;
+  }
+  if (view->state == LiveViewTopic::State::Joined && !(is_open() && connection_->phx->joined(view->topic))) {
+    view->state = LiveViewTopic::State::Gone;
+    view->gone_reason = is_open() ? "the server closed it or it crashed" : "the socket closed";
+  }
+  if (view->state != LiveViewTopic::State::Joined) {
+    if (view->leaving.kind == lv::Navigation::Kind::LiveRedirect || view->leaving.kind == lv::Navigation::Kind::Redirect) {
+      why_not = main_state();
+      why_not.message = fmt::format("{} has left: the server navigated to {} ({}); follow it first",
+                                    describe(*view), why_not.to, why_not.failure);
+    } else {
+      why_not = LiveOutcome::fail("closed", fmt::format("{} is not joined: {}", describe(*view),
+                                                        view->gone_reason.empty() ? "not yet" : view->gone_reason));
+    }
+    return nullptr;
+  }
+  return view;
+}
+
+// ---------------------------------------------------------------------------------------------
+// page and socket
+
+void LiveViewSession::connect(std::string url, Done done) { open_page(std::move(url), std::move(done)); }
+
+void LiveViewSession::load(std::string url, Done done) {
+  const Nanos started = ctx_.clock.now();
+  const std::string target = url_.empty() ? url : lv::resolve_url(url_, url);
+  open_page(target, [weak = weak_from_this(), started, done = std::move(done)](const LiveOutcome& o) {
+    if (auto self = weak.lock()) self->record(self->ids_.navigate, started, o);
+    done(o);
+  });
+}
+
+void LiveViewSession::teardown(const std::string& reason) {
+  ++generation_;
+  pushes_.interrupt();
+  pushes_.clear();
+  views_.clear();
+  if (auto connection = std::move(connection_)) {
+    connection->phx->close(reason);
+    connection->ws.reset();
+  }
+}
+
+void LiveViewSession::close(const std::string& reason) {
+  closing_ = true;
+  pushes_.interrupt();
+  if (auto connection = connection_) {
+    connection->phx->close(reason);
+    connection->ws.reset();
+  }
+}
+
+void LiveViewSession::open_page(std::string url, Done done) {
+  teardown("the page was left");
+  const std::uint64_t generation = generation_;
+  const Nanos started = ctx_.clock.now();
+  http_.request(page_request(url, options_.page), [weak = weak_from_this(), generation, url, started,
+                                                   done = std::move(done)](HttpResponse response) {
+    auto self = weak.lock();
+    if (!self) return;
+    if (generation != self->generation_) {
+      done(LiveOutcome::fail("closed", fmt::format("GET {}: the page was left before it loaded", url)));
+      return;
+    }
+    LiveViewPage page;
+    LiveOutcome outcome = read_page(url, response, page);
+    self->record(self->ids_.page, started, outcome);
+    if (!outcome.ok()) {
+      done(outcome);
+      return;
+    }
+    self->page_ = std::move(page);
+    self->url_ = self->page_.url;
+    // The main (router-mounted) LiveView first, then the other roots (sticky ones).
+    auto roots = lv::roots_to_join(self->page_.scan);
+    std::stable_partition(roots.begin(), roots.end(), [](const lv::LiveViewRoot* r) { return r->main; });
+    for (const lv::LiveViewRoot* root : roots) self->views_.push_back(std::make_unique<LiveViewTopic>(*root));
+    self->version_ =
+        version_from_session_token(roots.front()->session).value_or(lv::kNewestCheckedVersion);
+    self->version_text_.clear();
+    // The roots' tokens now live in views_; the page keeps only what nested views need later
+    // (their dead-render static tokens), so an idle user holds each token once.
+    auto& dead = self->page_.scan.views;
+    dead.erase(std::remove_if(dead.begin(), dead.end(), [](const lv::LiveViewRoot& r) { return r.parent_id.empty(); }),
+               dead.end());
+    dead.shrink_to_fit();
+    self->open_socket([weak, done](const LiveOutcome& opened) {
+      auto s = weak.lock();
+      if (!s) return;
+      if (!opened.ok()) {
+        done(opened);
+        return;
+      }
+      s->join_roots(done);
+    });
+  });
+}
+
+lv::JoinParams LiveViewSession::base_join_params() const {
+  lv::JoinParams p;
+  p.version = version_;
+  p.csrf_token = page_.scan.csrf_token;
+  p.extra_params = options_.params;
+  p.track_static = page_.track_static;
+  return p;
+}
+
+std::string LiveViewSession::socket_url() const {
+  const auto parsed = boost::urls::parse_uri(page_.url);
+  std::string base;
+  if (parsed) {
+    base = parsed->scheme_id() == boost::urls::scheme::https ? "wss://" : "ws://";
+    base += std::string(parsed->encoded_host_and_port());
+  }
+  std::string path = options_.socket_path;
+  if (path.empty() || path.front() != '/') path.insert(0, "/");
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path.size() < 10 || path.compare(path.size() - 10, 10, "/websocket") != 0) path += "/websocket";
+  return base + path + "?" + lv::socket_query(base_join_params());
+}
+
+void LiveViewSession::open_socket(Done done) {
+  auto connection = std::make_shared<Connection>();
+  std::weak_ptr<Connection> weak_connection = connection;
+  WebSocketSession::Callbacks callbacks;
+  callbacks.on_message = [weak_connection](proto::ws::Opcode opcode, std::string_view payload) {
+    if (auto c = weak_connection.lock()) {
+      auto phx = c->phx;  // alive while it may close itself
+      phx->on_frame(payload, opcode == proto::ws::Opcode::Binary);
+    }
+  };
+  callbacks.on_close = [weak_connection](const WebSocketSession::CloseInfo& info) {
+    if (auto c = weak_connection.lock()) {
+      auto phx = c->phx;
+      phx->on_closed(info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error);
+    }
+  };
+  connection->ws = std::make_unique<WebSocketSession>(ctx_, std::move(callbacks));
+  ChannelsOptions channel_options;
+  channel_options.heartbeat_interval = options_.heartbeat_interval;
+  channel_options.default_timeout = options_.join_timeout;
+  channel_options.buffer_limit = kUnreadMessages;
+  connection->phx = std::make_shared<ChannelsSocket>(
+      ctx_, std::move(channel_options),
+      [weak_connection](std::string data, bool binary) {
+        if (auto c = weak_connection.lock(); c && c->ws) binary ? c->ws->send_binary(data) : c->ws->send_text(data);
+      },
+      [weak_connection](std::uint16_t code, std::string reason) {
+        if (auto c = weak_connection.lock(); c && c->ws)
+          c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
+      });
+  connection_ = connection;
+  closing_ = false;
+
+  WebSocketSession::ConnectOptions ws_options;
+  ws_options.timeout = options_.connect_timeout;
+  ws_options.insecure = options_.page.insecure;
+  ws_options.compression = options_.compression;
+  const std::string url = socket_url();
+  if (const auto parsed = boost::urls::parse_uri(page_.url)) {
+    std::string host(parsed->host_address());
+    std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool secure = parsed->scheme_id() == boost::urls::scheme::https;
+    std::string path = url.substr(0, url.find('?'));
+    path = path.substr(path.find('/', path.find("//") + 2));
+    std::string cookie = http_.cookies().header_for(host, path, secure, wall_clock_seconds());
+    if (!cookie.empty()) ws_options.headers.emplace_back("cookie", std::move(cookie));
+  }
+  if (!options_.origin.empty()) {
+    ws_options.headers.emplace_back("origin", options_.origin);
+  } else if (options_.page_origin) {
+    if (const auto parsed = boost::urls::parse_uri(page_.url)) {
+      ws_options.headers.emplace_back("origin", fmt::format("{}://{}", parsed->scheme(), parsed->encoded_host_and_port()));
+    }
+  }
+  for (const auto& h : options_.socket_headers) ws_options.headers.push_back(h);
+
+  connection->ws->connect(url, std::move(ws_options),
+                          [weak = weak_from_this(), generation = generation_, weak_connection, url,
+                           done = std::move(done)](WebSocketSession::ConnectResult result) {
+                            auto self = weak.lock();
+                            if (!self) return;
+                            auto c = weak_connection.lock();
+                            if (generation != self->generation_ || !c) {
+                              done(LiveOutcome::fail("closed", fmt::format("{}: the page was left", url)));
+                              return;
+                            }
+                            if (!result.ok()) {
+                              LiveOutcome o = LiveOutcome::fail(
+                                  "connect_error",
+                                  fmt::format("the LiveView socket {}: {}{}", url, result.error,
+                                              result.status == 403 ? " (a 403 is check_origin refusing the Origin "
+                                                                     "header, or a socket path that is not LiveView's)"
+                                                                   : ""),
+                                  result.error_reason);
+                              o.status = result.status;
+                              done(o);
+                              return;
+                            }
+                            c->phx->on_open();
+                            done(LiveOutcome::success());
+                          });
+}
+
+// ---------------------------------------------------------------------------------------------
+// joins
+
+void LiveViewSession::join_roots(Done done) {
+  std::vector<std::pair<LiveViewTopic*, lv::JoinParams>> joins;
+  for (auto& view : views_) {
+    lv::JoinParams p = base_join_params();
+    if (view.get() == views_.front().get()) p.url = url_;  // the URL goes with the main view only
+    p.session = view->root.session;
+    p.static_token = view->root.static_token;
+    p.sticky = view->root.sticky;
+    p.mounts = view->mounts;
+    joins.emplace_back(view.get(), std::move(p));
+  }
+  join_all(std::move(joins), std::move(done));
+}
+
+void LiveViewSession::join_all(std::vector<std::pair<LiveViewTopic*, lv::JoinParams>> joins, Done done) {
+  if (joins.empty()) {
+    post([done = std::move(done)] { done(LiveOutcome::success()); });
+    return;
+  }
+  struct Tally {
+    std::size_t left;
+    LiveOutcome first_failure;
+    Done done;
+  };
+  auto tally = std::make_shared<Tally>(Tally{joins.size(), LiveOutcome::success(), std::move(done)});
+  for (auto& [view, params] : joins) {
+    join_view(*view, std::move(params), [tally](const LiveOutcome& o) {
+      if (!o.ok() && tally->first_failure.ok()) tally->first_failure = o;
+      if (--tally->left == 0) tally->done(tally->first_failure);
+    });
+  }
+}
+
+void LiveViewSession::join_view(LiveViewTopic& view, lv::JoinParams params, Done done) {
+  view.state = LiveViewTopic::State::Joining;
+  view.rendered = lv::Rendered();
+  view.leaving = lv::Navigation{};
+  view.gone_reason.clear();
+  arm_reader(view);
+  const Nanos started = ctx_.clock.now();
+  std::string error;
+  try {
+    connection_->phx->join(view.topic, lv::join_payload(params), options_.join_timeout,
+                           [weak = weak_from_this(), generation = generation_, id = view.root.id, started,
+                            done](const ChannelReply& reply) {
+                             auto self = weak.lock();
+                             if (!self) return;
+                             if (generation != self->generation_) {
+                               done(LiveOutcome::fail("closed", "the page was left before the join's reply"));
+                               return;
+                             }
+                             self->on_join_reply(id, reply, started, done);
+                           });
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!error.empty()) {
+    view.state = LiveViewTopic::State::Gone;
+    fail_later(std::move(done), LiveOutcome::fail("join_error", fmt::format("join {}: {}", view.topic, error), "encode"));
+  }
+}
+
+void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelReply& reply, Nanos started, Done done) {
+  LiveViewTopic* view = find_view(view_id);
+  if (view == nullptr) {
+    done(LiveOutcome::fail("closed", fmt::format("join lv:{}: the LiveView was left before its reply", view_id)));
+    return;
+  }
+  const std::string what = fmt::format("join {}", describe(*view));
+  auto gone = [&](LiveOutcome o) {
+    view->state = LiveViewTopic::State::Gone;
+    if (view->gone_reason.empty()) view->gone_reason = o.message;
+    record(ids_.join, started, o);
+    done(o);
+  };
+  if (!reply.failure.empty()) return gone(call_failure(*view, reply, what));
+  const boost::json::value response = parse_or_empty(reply.response);
+  const lv::JoinReply joined = lv::read_join_reply(reply.status, response);
+  if (!joined.ok) {
+    const auto kind = joined.navigation.kind;
+    if (kind == lv::Navigation::Kind::Redirect || kind == lv::Navigation::Kind::LiveRedirect) {
+      return gone(navigation_outcome(*view, joined.navigation, what));
+    }
+    LiveOutcome o = LiveOutcome::fail(
+        "join_error",
+        fmt::format("the server refused to {}: {}{}", what, reply.response, join_hint(joined.reason)),
+        joined.reason.empty() ? "refused" : joined.reason);
+    o.response_json = reply.response;
+    return gone(std::move(o));
+  }
+  if (joined.version) {
+    if (!supported_version(*joined.version)) {
+      return gone(LiveOutcome::fail("version_error",
+                                    fmt::format("{}: {}", what, unsupported_version_message(lv::to_string(*joined.version))),
+                                    "version"));
+    }
+    version_ = *joined.version;
+    version_text_ = lv::to_string(*joined.version);
+  } else {
+    // Before 0.20.15 nothing says the version; the root flag "r" tells 0.20 from older releases.
+    const auto* rendered = response.is_object() ? response.as_object().if_contains("rendered") : nullptr;
+    if (rendered == nullptr || !rendered->is_object() || !rendered->as_object().contains("r")) {
+      return gone(LiveOutcome::fail(
+          "version_error",
+          fmt::format("{}: {}", what, unsupported_version_message("older than 0.20 (no liveview_version, no root flag)")),
+          "version"));
+    }
+    version_ = lv::Version{0, 20, 0};
+    version_text_ = "0.20.x (before 0.20.15)";
+  }
+  lv::DiffResult result;
+  if (std::string error = view->rendered.merge_join(response, result); !error.empty()) {
+    return gone(LiveOutcome::fail("diff_error", fmt::format("{}: the rendered page cannot be read: {}", what, error),
+                                  "diff"));
+  }
+  record_diff_bytes(reply.response.size());
+  view->state = LiveViewTopic::State::Joined;
+  ++view->mounts;
+  if (joined.navigation.kind == lv::Navigation::Kind::LivePatch && view == views_.front().get()) {
+    url_ = lv::resolve_url(url_, joined.navigation.to);
+  }
+  record(ids_.join, started, LiveOutcome::success());
+  absorb(*view, result);
+  sync_children(*view, std::move(done));
+}
+
+void LiveViewSession::sync_children(LiveViewTopic& parent, Done done) {
+  if (!is_open() || parent.state != LiveViewTopic::State::Joined) {
+    post([done = std::move(done)] { done(LiveOutcome::success()); });
+    return;
+  }
+  const lv::PageScan scan = lv::scan_page(parent.rendered.to_html());
+  std::vector<const lv::LiveViewRoot*> wanted;
+  for (const auto& root : scan.views) {
+    if (root.parent_id == parent.root.id && !root.session.empty()) wanted.push_back(&root);
+  }
+  // Children whose containers left the page are left, as the browser does.
+  std::vector<std::string> left;
+  for (const auto& v : views_) {
+    if (v->root.parent_id != parent.root.id) continue;
+    if (std::none_of(wanted.begin(), wanted.end(), [&](const lv::LiveViewRoot* w) { return w->id == v->root.id; }))
+      left.push_back(v->root.id);
+  }
+  for (const auto& id : left) drop_view(id, true);
+
+  std::vector<std::pair<LiveViewTopic*, lv::JoinParams>> joins;
+  for (const lv::LiveViewRoot* w : wanted) {
+    if (find_view(w->id) != nullptr) continue;
+    lv::LiveViewRoot root = *w;
+    // The browser keeps the static token of a child rendered in the dead page.
+    if (root.static_token.empty()) {
+      for (const auto& dead : page_.scan.views)
+        if (dead.id == root.id) root.static_token = dead.static_token;
+    }
+    views_.push_back(std::make_unique<LiveViewTopic>(root));
+    lv::JoinParams p = base_join_params();
+    p.track_static.clear();
+    p.session = root.session;
+    p.static_token = root.static_token;
+    joins.emplace_back(views_.back().get(), std::move(p));
+  }
+  join_all(std::move(joins), std::move(done));
+}
+
+void LiveViewSession::drop_view(const std::string& view_id, bool send_leave) {
+  std::vector<std::string> children;
+  for (const auto& v : views_)
+    if (v->root.parent_id == view_id) children.push_back(v->root.id);
+  for (const auto& id : children) drop_view(id, send_leave);
+  auto it = std::find_if(views_.begin(), views_.end(), [&](const auto& v) { return v->root.id == view_id; });
+  if (it == views_.end()) return;
+  if (send_leave && is_open() && connection_->phx->joined((*it)->topic)) {
+    try {
+      connection_->phx->cast((*it)->topic, "phx_leave", "{}", false);
+    } catch (const std::exception&) {
+      // a topic that cannot be encoded was never joined either
+    }
+  }
+  views_.erase(it);
+}
+
+}  // namespace stampede::clients
+

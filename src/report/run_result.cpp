@@ -1,0 +1,21 @@
+#include "report/run_result.hpp"
+
+#include <algorithm>
+
+namespace stampede::report {
+
+bool ScenarioResult::passed() const {
+  return std::all_of(thresholds.begin(), thresholds.end(), [](const auto& t) { return t.pass; });
+}
+
+bool RunResult::passed() const {
+  return std::all_of(results.begin(), results.end(), [](const ScenarioResult& r) { return r.passed(); });
+}
+
+const MetricFigures* find_figures(const std::vector<MetricFigures>& metrics, std::string_view name) {
+  for (const MetricFigures& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+}  // namespace stampede::report

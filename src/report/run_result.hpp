@@ -1,0 +1,119 @@
+#pragma once
+// Everything a `stampede run` measured, as plain figures: the one model that every writer
+// works from (results JSON, HTML report, JUnit XML, badge, Prometheus text, the
+// per-second NDJSON stream) and that `stampede compare` and `stampede report` read back
+// from a results JSON file (report/json_results_reader.hpp).
+//
+// Why figures and not histograms: a model read back from a file must be the same as the
+// one written, and the files hold figures (count, percentiles...). Building the figures
+// from the metrics layer is report/run_result_builder.hpp's job.
+//
+// Timings are in nanoseconds here (one clock unit everywhere in C++); the JSON file
+// writes them in milliseconds.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/load_shape.hpp"
+#include "metrics/metric_sink.hpp"
+#include "metrics/threshold.hpp"
+#include "report/summary_model.hpp"
+
+namespace stampede::report {
+
+// The `version` field of the results file; raised when a field changes meaning or goes
+// away (adding a field does not raise it).
+inline constexpr int kResultsSchemaVersion = 1;
+
+struct ToolInfo {
+  std::string name = "stampede";
+  std::string version;  // "0.1.0"
+  std::string commit;   // short hash, or "unknown"
+};
+
+// A counter's count under one reason ("refused", "status 503", ...).
+struct ReasonCount {
+  std::string reason;
+  std::uint64_t count = 0;
+};
+
+// One metric over a window (the whole run, or one second). Which fields mean something
+// depends on `kind`; the others stay zero.
+struct MetricFigures {
+  std::string name;
+  metrics::Kind kind = metrics::Kind::Counter;
+  bool present = false;     // anything recorded in the window
+  std::uint64_t count = 0;  // timing: samples; counter: sum; check: passes + fails; gauge: samples
+  double rate = 0;          // count per second of the window
+  // Timing, when count > 0.
+  double mean = 0;  // ns (a mean need not be a whole nanosecond)
+  Nanos min = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;
+  // Counter: the breakdown, most frequent first (ties by reason).
+  std::vector<ReasonCount> reasons;
+  // Check.
+  std::uint64_t passes = 0, fails = 0;
+  // Gauge.
+  double gauge_max = 0, gauge_last = 0;
+};
+
+// One merged second of the run's timeline.
+struct SecondResult {
+  std::int64_t second = 0;  // index since the start: figures cover [second, second + 1) s
+  double vus = 0;           // live VUs at the end of the second (the `vus` gauge)
+  std::uint64_t iterations = 0;  // finished in this second
+  std::uint64_t errors = 0;      // iterations that raised
+  std::uint64_t dropped = 0;     // arrivals that found no free VU
+  metrics::RequestTally requests;
+  // The generator's process CPU time (user + system) over this second, per second of
+  // wall time: 1.0 is one core busy all second. Empty when the second was merged late
+  // and so never seen live, where it is measured.
+  std::optional<double> cpu_cores;
+  std::vector<MetricFigures> metrics;  // the metrics recorded in this second, by name
+};
+
+// The load the run was asked for, after CLI overrides.
+struct RunOptions {
+  LoadShape shape;
+  std::vector<metrics::ThresholdSpec> thresholds;  // in the order they were declared
+};
+
+// One scenario's run. A results file holds several (runs one after the other today,
+// scenarios in parallel later).
+struct ScenarioResult {
+  std::string scenario;  // the scenario's name
+  std::string file;      // the scenario file as given on the command line
+  RunOptions options;
+  std::string started_at;  // wall clock at the start, ISO 8601 UTC: "2024-05-01T12:00:00.123Z"
+  std::string host;        // hostname of the generator
+  int threads = 0;         // worker threads
+  int ranks = 1;           // processes (MPI ranks) that generated the load
+  Nanos duration = 0;      // how long the run lasted
+  // The summary's figures cover [window_start, window_end] from the start of the run;
+  // rates are per second of this window.
+  Nanos window_start = 0;
+  Nanos window_end = 0;
+  int interrupts = 0;  // Ctrl-Cs received (1: graceful stop; 2: stopped at once)
+
+  std::vector<MetricFigures> metrics;  // every metric, checks included, sorted by name
+  metrics::RequestTally requests;
+  std::vector<metrics::ThresholdResult> thresholds;  // in the order they were declared
+  std::vector<IterationErrorGroup> iteration_errors;  // most frequent first
+  std::vector<SecondResult> timeline;                 // in order of seconds
+
+  bool passed() const;  // every threshold passed (true when there are none)
+};
+
+struct RunResult {
+  int version = kResultsSchemaVersion;
+  ToolInfo tool;
+  std::vector<ScenarioResult> results;
+
+  bool passed() const;  // every scenario passed
+};
+
+// The figures of `name` in `metrics`, nullptr when absent.
+const MetricFigures* find_figures(const std::vector<MetricFigures>& metrics, std::string_view name);
+
+}  // namespace stampede::report

@@ -1,0 +1,429 @@
+"""Result files and live exports: --out (checked against schema/results.schema.json by Ajv),
+--out-stream, --junit, --badge, --prometheus (scraped while the run goes and parsed by the
+official Prometheus Python client's parser), and `stampede compare`. Files are written however the run ends, and a
+path that cannot be written never loses the summary."""
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import xml.etree.ElementTree as ET
+
+from harness import BIN, Target, free_port, run, write_scenario, main
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
+JS = os.path.join(ROOT, "tests", "js")
+
+# Markup and quotes in a scenario name and an error message: every writer must escape them.
+NASTY_NAME = 'Api <script>alert("x")</script> & \'q\''
+NASTY_ERROR = 'bad <script>"quoted"</script> & more'
+
+
+def validate(path, stream=False):
+    """Validates a results file (or an --out-stream file) with Ajv; returns (ok, output)."""
+    args = ["node", os.path.join(JS, "validate_results.js"), SCHEMA, path] + (["--stream"] if stream else [])
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+# Debian's python3-prometheus-client is installed for Debian's interpreter, which need not
+# be the `python3` running this test.
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def scrape(url):
+    """Scrapes and parses the endpoint (prometheus_scrape.py); returns {family: {type, samples}}."""
+    p = subprocess.run([DEBIAN_PYTHON, os.path.join(os.path.dirname(__file__), "prometheus_scrape.py"), url],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode != 0:
+        raise AssertionError(f"scrape of {url} failed: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def samples(family, name=None, **labels):
+    """The samples of `family` named `name` (default: any) whose labels include `labels`."""
+    return [s for s in family["samples"]
+            if (name is None or s["name"] == name) and all(s["labels"].get(k) == v for k, v in labels.items())]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class ResultFiles(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:2")
+        cls.dir = tempfile.mkdtemp(prefix="stampede-results-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def path(self, name):
+        return os.path.join(self.dir, f"{self._testMethodName}-{name}")
+
+    def scenario(self, duration="2s", thresholds='{"http.request", p95 = 5000}', vus=2, name=NASTY_NAME):
+        return write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ name = {json.dumps(name)},
+         options = {{ vus = {vus}, duration = "{duration}", graceful_stop = "1s",
+                     thresholds = {{ {thresholds}, {{"status is 200", failed_rate = 1}} }} }},
+         run = function(vu)
+           local res = http.get("{self.target.url}/api/posts")
+           stampede.check("status is 200", res.status == 200)
+           if vu.iteration == 1 then error({json.dumps(NASTY_ERROR)}) end
+         end }}
+""")
+
+    def test_out_is_valid_against_the_schema_and_holds_the_run(self):
+        out, stream = self.path("r.json"), self.path("s.ndjson")
+        r = run(["run", self.scenario(), "--out", out, "--out-stream", stream, "--threads", "2", "-q"])
+        self.assertEqual(r.code, 0, r)
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        doc = load(out)
+        self.assertEqual(doc["version"], 1)
+        self.assertEqual(doc["tool"]["name"], "stampede")
+        self.assertTrue(doc["passed"])
+        [result] = doc["results"]
+        self.assertEqual(result["scenario"], NASTY_NAME)
+        self.assertEqual(result["threads"], 2)
+        self.assertEqual(result["ranks"], 1)
+        self.assertRegex(result["started_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        self.assertEqual(result["options"]["model"], "vus")
+        self.assertEqual(result["options"]["stages"], [{"duration_ms": 2000, "target": 2}])
+        self.assertEqual(result["options"]["graceful_stop_ms"], 1000)
+        self.assertEqual([t["metric"] for t in result["options"]["thresholds"]], ["http.request", "status is 200"])
+        self.assertAlmostEqual(result["duration_ms"], 2000, delta=300)
+
+        # The same figures as the summary on stdout.
+        request = result["metrics"]["http.request"]
+        self.assertEqual(request["count"], r.metric("http.request")["count"])
+        self.assertAlmostEqual(request["p95_ms"], r.metric("http.request")["p95"], delta=0.01)
+        self.assertGreaterEqual(request["p50_ms"], 2.0)
+        self.assertEqual(result["checks"]["status is 200"]["fails"], 0)
+        self.assertEqual(result["checks"]["status is 200"]["passes"], request["count"])
+        self.assertEqual([t["pass"] for t in result["thresholds"]], [True, True])
+        self.assertEqual(result["iteration_errors"][0]["count"], 2)  # one per VU, iteration 1
+        self.assertIn(NASTY_ERROR, result["iteration_errors"][0]["message"])
+        self.assertRegex(r.out, rf"requests: {result['requests']['sent']} sent, {result['requests']['completed']} completed")
+
+        # The timeline covers every second, and adds up to the summary.
+        timeline = result["timeline"]
+        self.assertEqual([s["second"] for s in timeline], list(range(len(timeline))))
+        self.assertIn(len(timeline), (2, 3))  # 2 s, and maybe a sliver of a third
+        self.assertEqual(sum(s["metrics"].get("http.request", {}).get("count", 0) for s in timeline), request["count"])
+        self.assertEqual(sum(s["iterations"] for s in timeline), result["metrics"]["iterations"]["count"])
+        self.assertEqual(sum(s["errors"] for s in timeline), 2)
+        self.assertEqual(timeline[0]["vus"], 2)
+        cpu = [s["cpu_cores"] for s in timeline]
+        self.assertTrue(all(c is not None and 0 <= c < 8 for c in cpu), cpu)
+
+        # The stream has one valid line per second of the timeline, with the same figures.
+        ok, message = validate(stream, stream=True)
+        self.assertTrue(ok, message)
+        with open(stream) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual(len(lines), len(timeline))
+        self.assertEqual([l["second"] for l in lines], [s["second"] for s in timeline])
+        self.assertTrue(all(l["scenario"] == NASTY_NAME for l in lines))
+        self.assertEqual(lines[0]["metrics"]["http.request"]["count"], timeline[0]["metrics"]["http.request"]["count"])
+
+    def test_several_scenarios_are_one_result_each(self):
+        out = self.path("r.json")
+        r = run(["run", self.scenario(duration="1s", name="First"), self.scenario(duration="1s", name="Second"),
+                 "--out", out, "-q"])
+        self.assertEqual(r.code, 0, r)
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        self.assertEqual([x["scenario"] for x in load(out)["results"]], ["First", "Second"])
+
+    def test_failing_threshold_still_writes_every_file(self):
+        out, junit, badge = self.path("r.json"), self.path("j.xml"), self.path("b.svg")
+        r = run(["run", self.scenario(thresholds='{"http.request", p95 = 0.001}'), "--out", out, "--junit", junit,
+                 "--badge", badge, "-q"])
+        self.assertEqual(r.code, 1, r)
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        doc = load(out)
+        self.assertFalse(doc["passed"])
+        self.assertFalse(doc["results"][0]["thresholds"][0]["pass"])
+
+        suites = ET.parse(junit).getroot()
+        self.assertEqual(suites.tag, "testsuites")
+        [suite] = suites.findall("testsuite")
+        self.assertEqual(suite.get("name"), NASTY_NAME)  # escaped in the file, intact once parsed
+        self.assertEqual((suite.get("tests"), suite.get("failures")), ("3", "1"))
+        cases = {c.get("name"): c for c in suite.findall("testcase")}
+        failure = cases["http.request p95 <= 1.00µs"].find("failure")
+        self.assertIsNotNone(failure)
+        self.assertRegex(failure.get("message"), r"^http\.request p95 = [\d.]+ms, above 1\.00µs$")
+        self.assertIsNone(cases["status is 200 failed_rate <= 100.00%"].find("failure"))
+        self.assertIsNone(cases["status is 200"].find("failure"))  # the check itself never failed
+
+        svg = ET.parse(badge).getroot()
+        self.assertEqual(svg.tag, "{http://www.w3.org/2000/svg}svg")
+        texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+        self.assertIn("failed", texts)
+        self.assertIn("stampede", texts)
+
+    def test_passing_run_gets_a_passing_badge(self):
+        badge = self.path("b.svg")
+        r = run(["run", self.scenario(duration="1s"), "--badge", badge, "-q"])
+        self.assertEqual(r.code, 0, r)
+        texts = [t.text for t in ET.parse(badge).getroot().iter("{http://www.w3.org/2000/svg}text")]
+        self.assertIn("passed", texts)
+
+    def test_first_ctrl_c_still_writes_the_files(self):
+        out, junit = self.path("r.json"), self.path("j.xml")
+        r = run(["run", self.scenario(duration="1m"), "--out", out, "--junit", junit, "-q"], input_signal_after=1.5,
+                timeout=60)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("interrupted", r.err)
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        [result] = load(out)["results"]
+        self.assertEqual(result["interrupts"], 1)
+        self.assertLess(result["duration_ms"], 10000)
+        self.assertGreater(result["metrics"]["http.request"]["count"], 0)
+        self.assertEqual(ET.parse(junit).getroot().find("testsuite/properties/property[@name='interrupted']").get("value"),
+                         "true")
+
+    def test_second_ctrl_c_still_writes_the_files(self):
+        slow = Target(delay="fixed:3000")
+        try:
+            path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
+         run = function() http.get("{slow.url}/api/posts") end }}
+""")
+            out = self.path("r.json")
+            r = run(["run", path, "--out", out, "-q"], input_signal_after=1.0, second_signal_after=1.5, timeout=30)
+        finally:
+            slow.close()
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("interrupted again", r.err)
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        [result] = load(out)["results"]
+        self.assertEqual(result["interrupts"], 2)
+        self.assertEqual(result["requests"]["in_flight"], 3)
+
+    def test_unwritable_paths_are_errors_and_never_lose_the_summary(self):
+        good = self.path("r.json")
+        missing_dir = os.path.join(self.dir, "no", "such", "dir", "r.json")
+        r = run(["run", self.scenario(duration="1s"), "--out", missing_dir, "--junit", "/dev/full", "--badge",
+                 self.path("b.svg"), "-q"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("ran for", r.out)  # the summary is on stdout all the same
+        self.assertIn("thresholds", r.out)
+        self.assertIn(f"error: cannot write {missing_dir}: No such file or directory", r.err)
+        self.assertIn("error: cannot write /dev/full: No space left on device", r.err)
+        self.assertTrue(os.path.exists(self.path("b.svg")))  # the others are still written
+        self.assertFalse(os.path.exists(good))
+
+    def test_a_stream_that_fills_the_disk_is_a_warning_and_the_run_goes_on(self):
+        out = self.path("r.json")
+        r = run(["run", self.scenario(duration="2s"), "--out-stream", "/dev/full", "--out", out, "-q"])
+        self.assertEqual(r.code, 0, r)
+        self.assertEqual(r.err.count("--out-stream: cannot write /dev/full: No space left on device"), 1, r)
+        self.assertIn("ran for", r.out)
+        self.assertTrue(validate(out)[0])
+
+    def test_a_stream_that_cannot_be_opened_stops_before_the_run(self):
+        r = run(["run", self.scenario(duration="1s"), "--out-stream", os.path.join(self.dir, "no", "dir", "s.ndjson")])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--out-stream: cannot write", r.err)
+        self.assertNotIn("ran for", r.out)
+
+
+class Prometheus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:5")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_endpoint_serves_live_metrics_while_the_run_goes(self):
+        port = free_port()
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s" }},
+         run = function(vu)
+           local res = http.get("{self.target.url}/api/posts")
+           stampede.check("status is 200", res.status == 200)
+           if vu.iteration == 0 then error({json.dumps(NASTY_ERROR)}) end
+         end }}
+""")
+        scraped = {}
+
+        def scrape_during_run():
+            time.sleep(2.5)
+            try:
+                scraped["families"] = scrape(f"http://127.0.0.1:{port}/metrics")
+            except AssertionError as e:
+                scraped["error"] = str(e)
+
+        scraper = threading.Thread(target=scrape_during_run)
+        scraper.start()
+        r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
+        scraper.join()
+        self.assertEqual(r.code, 0, r)
+        self.assertNotIn("error", scraped, scraped.get("error"))
+        families = scraped["families"]
+
+        timing = families["stampede_http_request_seconds"]
+        self.assertEqual(timing["type"], "summary")
+        quantiles = {s["labels"]["quantile"]: s["value"] for s in samples(timing, "stampede_http_request_seconds")}
+        self.assertEqual(set(quantiles), {"0.5", "0.9", "0.95", "0.99"})
+        self.assertTrue(all(s["labels"]["scenario"] == NASTY_NAME for s in timing["samples"]))
+        self.assertAlmostEqual(quantiles["0.95"], 0.005, delta=0.004)
+        self.assertTrue(quantiles["0.5"] <= quantiles["0.9"] <= quantiles["0.95"] <= quantiles["0.99"], quantiles)
+        [count] = samples(timing, "stampede_http_request_seconds_count")
+        [total] = samples(timing, "stampede_http_request_seconds_sum")
+        self.assertGreater(count["value"], 100)
+        self.assertAlmostEqual(total["value"] / count["value"], 0.005, delta=0.004)
+
+        self.assertEqual(families["stampede_vus"]["type"], "gauge")
+        self.assertEqual(families["stampede_vus"]["samples"][0]["value"], 4)
+        self.assertEqual(families["stampede_iterations"]["type"], "counter")
+        self.assertGreater(samples(families["stampede_iterations"], "stampede_iterations_total")[0]["value"], 100)
+        errors = samples(families["stampede_iteration_errors_by_reason"])
+        self.assertEqual(len(errors), 1)
+        self.assertIn(NASTY_ERROR, errors[0]["labels"]["reason"])
+        self.assertEqual(errors[0]["value"], 4)  # one per VU
+        checks = families["stampede_checks"]
+        self.assertEqual(samples(checks, check="status is 200", result="fail")[0]["value"], 0)
+        self.assertGreater(samples(checks, check="status is 200", result="pass")[0]["value"], 0)
+        elapsed = families["stampede_elapsed_seconds"]["samples"][0]["value"]
+        self.assertTrue(1 <= elapsed <= 4, elapsed)  # scraped mid-run
+        self.assertIn("stampede_generator_cpu_cores", families)
+        self.assertGreater(families["stampede_requests_sent"]["samples"][0]["value"], 0)
+
+    def test_other_paths_are_not_found_and_a_taken_port_is_an_error(self):
+        import urllib.error
+        import urllib.request
+        port = free_port()
+        path = write_scenario("""
+return { options = { vus = 1, duration = "2s" }, run = function() require("stampede").sleep(50) end }
+""")
+        proc = subprocess.Popen([BIN, "run", path, "--prometheus", f"127.0.0.1:{port}", "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.time() + 5
+            status = None
+            while time.time() < deadline and status is None:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=2)
+                    status = 200
+                except urllib.error.HTTPError as e:
+                    status = e.code
+                except OSError:
+                    time.sleep(0.05)
+            self.assertEqual(status, 404)
+            # A second run cannot take the same port: it says so before starting.
+            r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"])
+            self.assertEqual(r.code, 2, r)
+            self.assertIn(f"--prometheus: cannot listen on 127.0.0.1:{port}", r.err)
+            self.assertNotIn("ran for", r.out)
+        finally:
+            proc.communicate(timeout=30)
+
+    def test_bad_address_is_a_usage_error(self):
+        r = run(["run", write_scenario('return { run = function() end }'), "--prometheus", "not an address"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--prometheus:", r.err)
+
+
+class Compare(unittest.TestCase):
+    """`stampede compare` on two real runs, one against a target ten times slower, and on
+    crafted files."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="stampede-compare-")
+        cls.fast = os.path.join(cls.dir, "fast.json")
+        cls.slow = os.path.join(cls.dir, "slow.json")
+        for delay, out in (("fixed:2", cls.fast), ("fixed:20", cls.slow)):
+            with Target(delay=delay) as target:
+                path = write_scenario(f"""
+return {{ name = "Api", options = {{ rate = 50, duration = "2s" }},
+         run = function() require("stampede.http").get("{target.url}/api/posts") end }}
+""")
+                r = run(["run", path, "--out", out, "-q"])
+                assert r.code == 0, r
+
+    def test_a_slower_run_is_a_regression(self):
+        r = run(["compare", self.fast, self.slow, "--max-regression", "10"])
+        self.assertEqual(r.code, 1, r)
+        self.assertRegex(r.out, r"http\.request\s+p95\s+[\d.]+ms\s+[\d.]+ms\s+\+\d+\.\d%\s+slower")
+        self.assertRegex(r.out, r"\d+ figures more than 10% slower\n$")
+
+    def test_a_faster_run_and_the_same_run_are_not(self):
+        r = run(["compare", self.slow, self.fast])
+        self.assertEqual(r.code, 0, r)
+        self.assertNotIn("slower\n", r.out.replace("% slower\n", ""))
+        self.assertTrue(r.out.endswith("no figure more than 10% slower\n"), r.out)
+        self.assertEqual(run(["compare", self.fast, self.fast]).code, 0)
+
+    def test_a_large_enough_allowance_passes(self):
+        r = run(["compare", self.fast, self.slow, "--max-regression", "5000"])
+        self.assertEqual(r.code, 0, r)
+
+    def test_markdown(self):
+        r = run(["compare", self.fast, self.slow, "--format", "markdown"])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn("| metric | figure | fast.json | slow.json | change | |\n|---|---|---:|---:|---:|---|\n", r.out)
+        self.assertRegex(r.out, r"\| http\.request \| p95 \| [\d.]+ms \| [\d.]+ms \| \+\d+\.\d% \| \*\*slower\*\* \|")
+
+    def crafted(self, name, change):
+        doc = load(self.fast)
+        change(doc["results"][0])
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_metrics_in_one_run_only_are_listed(self):
+        def add_timing(result):
+            result["metrics"]["ws.connect"] = dict(result["metrics"]["http.request"])
+        with_ws = self.crafted("with-ws.json", add_timing)
+        r = run(["compare", self.fast, with_ws])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("timings only in with-ws.json: ws.connect\n", r.out)
+        r = run(["compare", with_ws, self.fast])
+        self.assertIn("timings only in with-ws.json: ws.connect\n", r.out)
+
+    def test_crafted_regression_of_one_percentile(self):
+        def slower_p99(result):
+            result["metrics"]["http.request"]["p99_ms"] *= 1.5
+        r = run(["compare", self.fast, self.crafted("p99.json", slower_p99)])
+        self.assertEqual(r.code, 1, r)
+        self.assertRegex(r.out, r"http\.request\s+p99\s+.*\+50\.0%\s+slower")
+        self.assertTrue(r.out.endswith("1 figure more than 10% slower\n"), r.out)
+
+    def test_unreadable_and_foreign_files_are_exit_2(self):
+        foreign = os.path.join(self.dir, "foreign.json")
+        with open(foreign, "w") as f:
+            f.write('{"hello": "world"}')
+        r = run(["compare", self.fast, foreign])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("is not a Stampede results file", r.err)
+        broken = os.path.join(self.dir, "broken.json")
+        with open(broken, "w") as f:
+            f.write('{"version": 1, "results": [')
+        self.assertEqual(run(["compare", broken, self.fast]).code, 2)
+        self.assertEqual(run(["compare", self.fast, os.path.join(self.dir, "missing.json")]).code, 2)
+
+
+if __name__ == "__main__":
+    main()

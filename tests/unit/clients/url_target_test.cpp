@@ -1,0 +1,92 @@
+// URL -> where the connection goes, for both clients: default ports per scheme, the Host
+// header's form, IPv6, the request target, and the errors for what neither client takes.
+#include "clients/url_target.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace stampede::clients {
+namespace {
+
+UrlTarget parse(std::string_view text, UrlSchemes schemes) {
+  UrlTarget out;
+  std::string why;
+  EXPECT_TRUE(parse_url_target(text, schemes, out, why)) << text << ": " << why;
+  return out;
+}
+
+std::string refusal(std::string_view text, UrlSchemes schemes) {
+  UrlTarget out;
+  std::string why;
+  EXPECT_FALSE(parse_url_target(text, schemes, out, why)) << text;
+  return why;
+}
+
+TEST(UrlTarget, EachSchemeHasItsDefaultPortAndTls) {
+  struct Case {
+    const char* url;
+    UrlSchemes schemes;
+    bool tls;
+    std::uint16_t port;
+    const char* origin;
+  };
+  for (const Case& c : {Case{"http://example.com/", UrlSchemes::http, false, 80, "http://example.com:80"},
+                        Case{"https://example.com/", UrlSchemes::http, true, 443, "https://example.com:443"},
+                        Case{"ws://example.com/", UrlSchemes::websocket, false, 80, "ws://example.com:80"},
+                        Case{"wss://example.com/", UrlSchemes::websocket, true, 443, "wss://example.com:443"}}) {
+    const UrlTarget t = parse(c.url, c.schemes);
+    EXPECT_EQ(t.url, c.url);
+    EXPECT_EQ(t.tls, c.tls) << c.url;
+    EXPECT_EQ(t.port, c.port) << c.url;
+    EXPECT_EQ(t.host, "example.com");
+    EXPECT_EQ(t.host_header, "example.com") << c.url;  // the default port is left out
+    EXPECT_EQ(t.origin, c.origin);
+  }
+}
+
+TEST(UrlTarget, PortHostAndRequestTarget) {
+  const UrlTarget t = parse("HTTPS://Example.COM:8443/a/b%20c?x=1&y=%2F#frag", UrlSchemes::http);
+  EXPECT_TRUE(t.tls);
+  EXPECT_EQ(t.host, "example.com");
+  EXPECT_EQ(t.port, 8443);
+  EXPECT_EQ(t.host_header, "example.com:8443");
+  EXPECT_EQ(t.path, "/a/b%20c");
+  EXPECT_EQ(t.request_target, "/a/b%20c?x=1&y=%2F");
+  EXPECT_EQ(t.origin, "https://example.com:8443");
+
+  const UrlTarget bare = parse("ws://127.0.0.1:9000", UrlSchemes::websocket);
+  EXPECT_EQ(bare.host, "127.0.0.1");
+  EXPECT_EQ(bare.host_header, "127.0.0.1:9000");
+  EXPECT_EQ(bare.path, "/");
+  EXPECT_EQ(bare.request_target, "/");
+
+  const UrlTarget v6 = parse("wss://[::1]:4443/socket/websocket?vsn=2.0.0", UrlSchemes::websocket);
+  EXPECT_EQ(v6.host, "::1");  // as DNS and SNI see it
+  EXPECT_EQ(v6.host_header, "[::1]:4443");
+  EXPECT_EQ(v6.request_target, "/socket/websocket?vsn=2.0.0");
+  EXPECT_EQ(v6.origin, "wss://[::1]:4443");
+
+  EXPECT_EQ(parse("http://[::1]/", UrlSchemes::http).host_header, "[::1]");
+}
+
+TEST(UrlTarget, EachClientTakesOnlyItsSchemes) {
+  EXPECT_EQ(refusal("ws://example.com/", UrlSchemes::http), "only http and https URLs are supported");
+  EXPECT_EQ(refusal("ftp://example.com/file", UrlSchemes::http), "only http and https URLs are supported");
+  EXPECT_EQ(refusal("https://example.com/", UrlSchemes::websocket), "a WebSocket URL starts with ws:// or wss://");
+}
+
+TEST(UrlTarget, RefusalsSayWhatIsWrong) {
+  EXPECT_NE(refusal("not a url", UrlSchemes::http).find("not a valid absolute URL"), std::string::npos);
+  EXPECT_NE(refusal("http://[::1/", UrlSchemes::http).find("not a valid absolute URL"), std::string::npos);
+  EXPECT_EQ(refusal("http:///nohost", UrlSchemes::http), "it has no host");
+  EXPECT_EQ(refusal("ws:/relative", UrlSchemes::websocket), "it has no host");
+  for (const char* url : {"http://h:99999/", "http://h:0/", "http://h:65536/"}) {
+    EXPECT_EQ(refusal(url, UrlSchemes::http), "its port is not a valid port number") << url;
+  }
+  EXPECT_EQ(parse("http://h:65535/", UrlSchemes::http).port, 65535);
+  EXPECT_EQ(parse("http://h:/", UrlSchemes::http).port, 80);  // an empty port is the default
+}
+
+}  // namespace
+}  // namespace stampede::clients

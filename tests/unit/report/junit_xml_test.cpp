@@ -1,0 +1,67 @@
+#include "report/junit_xml.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report/result_fixture.hpp"
+
+namespace stampede::report {
+namespace {
+
+TEST(JunitXml, ThresholdsAndChecksAreTestCases) {
+  RunResult run = testing::sample_run();
+  run.results[0].scenario = "Demo.Api";
+  run.results[0].iteration_errors.clear();
+  const std::string expected =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"stampede\" tests=\"3\" failures=\"2\" errors=\"0\" time=\"10.000\">\n"
+      "  <testsuite name=\"Demo.Api\" tests=\"3\" failures=\"2\" errors=\"0\" skipped=\"0\" time=\"10.000\" "
+      "timestamp=\"2024-05-01T12:00:00.123Z\" hostname=\"ci-runner\">\n"
+      "    <properties>\n"
+      "      <property name=\"file\" value=\"loadtest/api.lua\"/>\n"
+      "      <property name=\"interrupted\" value=\"false\"/>\n"
+      "    </properties>\n"
+      "    <testcase classname=\"Demo.Api.thresholds\" name=\"http.request p95 &lt;= 250.00ms\" time=\"0\"/>\n"
+      "    <testcase classname=\"Demo.Api.thresholds\" name=\"status is 200 failed_rate &lt;= 0.10%\" time=\"0\">\n"
+      "      <failure type=\"threshold\" message=\"status is 200 failed_rate = 1.00%, above 0.10%\">"
+      "status is 200 failed_rate = 1.00%, above 0.10%</failure>\n"
+      "    </testcase>\n"
+      "    <testcase classname=\"Demo.Api.checks\" name=\"status is 200\" time=\"0\">\n"
+      "      <failure type=\"check\" message=\"10 of 1000 failed (1.00%)\">10 of 1000 failed (1.00%)</failure>\n"
+      "    </testcase>\n"
+      "  </testsuite>\n"
+      "</testsuites>\n";
+  EXPECT_EQ(junit_xml(run), expected);
+}
+
+TEST(JunitXml, AThresholdThatCouldNotBeJudgedFailsWithItsReason) {
+  RunResult run = testing::sample_run();
+  metrics::ThresholdResult& t = run.results[0].thresholds[0];
+  t.pass = false;
+  t.judged = false;
+  t.message = "no samples: \"ws.connect\" recorded nothing";
+  const std::string xml = junit_xml(run);
+  EXPECT_NE(xml.find("message=\"no samples: &quot;ws.connect&quot; recorded nothing\""), std::string::npos) << xml;
+}
+
+TEST(JunitXml, EscapesNamesAndMessages) {
+  RunResult run = testing::sample_run();
+  run.results[0].metrics.push_back(testing::check_figures("body has <script>\"x\"</script> & \x01 more", 1, 1));
+  const std::string xml = junit_xml(run);
+  EXPECT_EQ(xml.find("<script>"), std::string::npos);
+  EXPECT_NE(xml.find("name=\"Demo &lt;script&gt;&quot;Api&quot;&lt;/script&gt;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"body has &lt;script&gt;&quot;x&quot;&lt;/script&gt; &amp; \xEF\xBF\xBD more\""),
+            std::string::npos)
+      << xml;
+}
+
+TEST(JunitXml, SeveralScenariosAddUp) {
+  RunResult run = testing::sample_run();
+  run.results.push_back(testing::sample_scenario("Second"));
+  const std::string xml = junit_xml(run);
+  EXPECT_NE(xml.find("<testsuites name=\"stampede\" tests=\"6\" failures=\"4\" errors=\"0\" time=\"20.000\">"),
+            std::string::npos);
+  EXPECT_NE(xml.find("<testsuite name=\"Second\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stampede::report

@@ -1,0 +1,159 @@
+// A finished run as the report shows it (and the dashboard, once the run is done): per
+// scenario a header with the verdict, the figures a reader looks for first, the charts
+// over time, thresholds, checks, every metric, and the errors.
+'use strict';
+window.Stampede = window.Stampede || {};
+
+(function (S) {
+  const el = (...args) => S.el(...args);
+  const f = S.format;
+
+  function loadText(options) {
+    if (!options) return '';
+    const peak = Math.max(options.start || 0, ...(options.stages || []).map((s) => s.target));
+    const planned = f.duration(options.duration_ms);
+    if (options.model === 'rate')
+      return `open model: up to ${f.count(peak)} iterations/s (at most ${f.count(options.max_vus)} in flight), ${planned}`;
+    return `closed model: up to ${f.count(peak)} VUs, ${planned}`;
+  }
+
+  function startedText(iso) {
+    if (!iso) return '';
+    const when = new Date(iso);
+    return isNaN(when) ? iso : when.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  }
+
+  function scenarioHeader(scenario, verdict) {
+    const meta = [
+      scenario.file,
+      startedText(scenario.started_at),
+      scenario.duration_ms > 0 ? 'ran ' + f.duration(scenario.duration_ms) : null,
+      loadText(scenario.options),
+      scenario.host ? `on ${scenario.host}, ${scenario.threads} thread${scenario.threads === 1 ? '' : 's'}` : null,
+    ].filter(Boolean);
+    return el('header', { class: 'scenario-head' },
+      el('div', { class: 'scenario-title' },
+        el('div', { class: 'eyebrow' }, 'scenario'),
+        el('h1', {}, scenario.scenario),
+        el('p', { class: 'meta' }, meta.join('  ·  '))),
+      verdict);
+  }
+
+  function verdictOf(scenario) {
+    if (!scenario.thresholds.length) return el('div', { class: 'verdict neutral' }, el('span', {}, 'completed'), el('small', {}, 'no thresholds'));
+    const failed = scenario.thresholds.filter((t) => !t.pass).length;
+    return failed
+      ? el('div', { class: 'verdict fail' }, el('span', {}, 'failed'), el('small', {}, `${failed} of ${scenario.thresholds.length} thresholds`))
+      : el('div', { class: 'verdict pass' }, el('span', {}, 'passed'), el('small', {}, `${scenario.thresholds.length} thresholds`));
+  }
+
+  // The latency a reader judges a run by: HTTP when there is any, else the iteration.
+  function headlineTiming(metrics) {
+    for (const name of ['http.request', 'iteration'])
+      if (metrics[name] && metrics[name].kind === 'timing' && metrics[name].count > 0) return name;
+    const any = Object.keys(metrics).find((n) => metrics[n].kind === 'timing' && metrics[n].count > 0);
+    return any || null;
+  }
+
+  function keyFigures(scenario) {
+    const m = scenario.metrics;
+    const count = (name) => (m[name] ? m[name].count : 0);
+    const items = [];
+    items.push({ id: 'iterations', label: 'iterations', value: f.count(count('iterations')),
+                 sub: m.iterations ? f.rate(m.iterations.rate) : '' });
+    const timing = headlineTiming(m);
+    if (timing)
+      items.push({ id: 'latency', label: `${timing} p95`, value: f.ms(m[timing].p95_ms),
+                   sub: `p50 ${f.ms(m[timing].p50_ms)} · p99 ${f.ms(m[timing].p99_ms)}` });
+    if (scenario.requests && scenario.requests.sent > 0)
+      items.push({ id: 'requests', label: 'requests', value: f.count(scenario.requests.sent),
+                   sub: scenario.requests.failed ? `${f.count(scenario.requests.failed)} failed` : 'none failed',
+                   tone: scenario.requests.failed ? 'warn' : null });
+    const errors = count('iteration.errors');
+    const iterations = count('iterations');
+    items.push({ id: 'errors', label: 'iteration errors', value: f.count(errors),
+                 sub: iterations ? f.percent(errors / iterations) + ' of iterations' : '', tone: errors ? 'bad' : 'good' });
+    const checks = Object.values(scenario.checks || {});
+    if (checks.length) {
+      const passes = checks.reduce((a, c) => a + c.passes, 0), fails = checks.reduce((a, c) => a + c.fails, 0);
+      items.push({ id: 'checks', label: 'checks passed', value: f.percent(passes + fails ? passes / (passes + fails) : null),
+                   sub: `${f.count(fails)} failed of ${f.count(passes + fails)}`, tone: fails ? 'bad' : 'good' });
+    }
+    if (m.vus && m.vus.max !== null) items.push({ id: 'vus', label: 'peak VUs', value: f.count(m.vus.max) });
+    const dropped = count('iterations.dropped');
+    if (dropped) items.push({ id: 'dropped', label: 'dropped iterations', value: f.count(dropped), sub: 'no free VU under max_vus', tone: 'warn' });
+    return S.tables.tiles(items);
+  }
+
+  function section(title, ...content) {
+    return el('section', { class: 'panel' }, el('h2', {}, title), ...content);
+  }
+
+  // Draws one scenario into `article`; returns its chart grid (charts are drawn once the
+  // article is in the document, so they know their width).
+  function renderScenario(article, scenario) {
+    const charts = el('div', { class: 'charts' });
+    const parts = [
+      scenarioHeader(scenario, verdictOf(scenario)),
+      scenario.interrupts ? el('p', { class: 'notice' }, scenario.interrupts === 1
+        ? 'Interrupted with Ctrl-C: no new iterations were started after that, running ones could finish.'
+        : 'Stopped with a second Ctrl-C: iterations still running were cut off.') : null,
+      keyFigures(scenario),
+      section('Over time', charts),
+      el('div', { class: 'columns' },
+        section('Thresholds', S.tables.thresholdsTable(scenario.thresholds)),
+        section('Checks', S.tables.checksTable(scenario.checks))),
+      section('Metrics', S.tables.timingsTable(scenario.metrics) || el('p', { class: 'empty' }, 'No timing was recorded.'),
+              S.tables.countersTable(scenario.metrics)),
+      section('Errors', S.tables.errorsTable(scenario.iteration_errors)),
+    ];
+    article.append(...parts.filter(Boolean));
+    return charts;
+  }
+
+  function footer(run) {
+    const tool = run.tool || {};
+    return el('footer', { class: 'footer' },
+      `Made by ${tool.name || 'stampede'} ${tool.version || ''} (${tool.commit || 'unknown'}). `,
+      'Charts by uPlot (MIT license, embedded in this page). This page loads nothing from anywhere.');
+  }
+
+  // Several scenarios: one line each at the top, linking to its part of the page.
+  function overview(run) {
+    if (run.results.length < 2) return null;
+    return el('section', { class: 'panel overview' }, el('h2', {}, `${run.results.length} scenarios`),
+      el('table', { class: 'data' },
+        el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', {}, 'scenario'), el('th', { class: 'num' }, 'iterations'),
+          el('th', { class: 'num' }, 'p95'), el('th', { class: 'num' }, 'iteration errors'))),
+        el('tbody', {}, run.results.map((scenario, i) => {
+          const m = scenario.metrics;
+          const timing = headlineTiming(m);
+          const failed = scenario.thresholds.some((t) => !t.pass);
+          const verdict = !scenario.thresholds.length ? 'done' : failed ? 'fail' : 'pass';
+          return el('tr', {},
+            el('td', {}, el('span', { class: 'badge ' + verdict }, verdict)),
+            el('td', {}, el('a', { href: `#scenario-${i + 1}` }, scenario.scenario)),
+            el('td', { class: 'num' }, f.count(m.iterations ? m.iterations.count : 0)),
+            el('td', { class: 'num' }, timing ? `${f.ms(m[timing].p95_ms)} (${timing})` : '–'),
+            el('td', { class: 'num' }, f.count(m['iteration.errors'] ? m['iteration.errors'].count : 0)));
+        }))));
+  }
+
+  // Replaces what `app` shows with the whole run; returns the chart grids it drew.
+  S.renderResults = function renderResults(app, run) {
+    const grids = [];
+    const articles = run.results.map((_, i) => el('article', { class: 'scenario', id: `scenario-${i + 1}` }));
+    app.replaceChildren(...[overview(run), ...articles, footer(run)].filter(Boolean));
+    run.results.forEach((scenario, i) => {
+      const container = renderScenario(articles[i], scenario);
+      const grid = new S.charts.ChartGrid(container);
+      grid.update(scenario.timeline, scenario.thresholds);
+      grids.push(grid);
+    });
+    if (run.results.length === 1) document.title = `${run.results[0].scenario} · Stampede`;
+    else document.title = `${run.results.length} scenarios · Stampede`;
+    return grids;
+  };
+
+  S.view = { scenarioHeader, keyFigures, section, loadText };
+})(window.Stampede);

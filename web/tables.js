@@ -1,0 +1,108 @@
+// The page's tables and figure tiles, built with Stampede.el (text only, never HTML).
+'use strict';
+window.Stampede = window.Stampede || {};
+
+(function (S) {
+  const el = (...args) => S.el(...args);
+  const f = S.format;
+
+  function metricCell(name) {
+    return el('td', { class: 'metric' }, el('span', { class: 'swatch', style: { background: S.colors.forMetric(name) } }), name);
+  }
+
+  function table(className, headings, rows) {
+    return el('table', { class: className },
+      el('thead', {}, el('tr', {}, headings.map((h) => el('th', { class: h.num ? 'num' : '' }, h.text || h)))),
+      el('tbody', {}, rows));
+  }
+
+  const num = (text) => ({ text, num: true });
+
+  // Tiles of the figures a reader looks for first. items: [{label, value, sub, tone}]
+  function tiles(items) {
+    return el('div', { class: 'tiles' }, items.map((item) =>
+      el('div', { class: 'tile' + (item.tone ? ' tone-' + item.tone : ''), data: { tile: item.id } },
+        el('div', { class: 'tile-label' }, item.label),
+        el('div', { class: 'tile-value' }, item.value),
+        item.sub ? el('div', { class: 'tile-sub' }, item.sub) : null)));
+  }
+
+  function timingsTable(metrics) {
+    const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'timing').map(([name, m]) =>
+      el('tr', { data: { metric: name } }, metricCell(name),
+        el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
+        ['mean_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms'].map((k) => el('td', { class: 'num' }, f.ms(m[k])))));
+    if (!rows.length) return null;
+    return table('data timings', ['timing', num('count'), num('rate'), num('mean'), num('p50'), num('p90'), num('p95'),
+      num('p99'), num('max')], rows);
+  }
+
+  function reasonsText(reasons) {
+    const entries = Object.entries(reasons || {});
+    if (!entries.length) return '';
+    return entries.sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${reason} ${f.count(count)}`).join(' · ');
+  }
+
+  function countersTable(metrics) {
+    const rows = Object.entries(metrics).filter(([, m]) => m.kind !== 'timing').map(([name, m]) => {
+      if (m.kind === 'gauge')
+        return el('tr', { data: { metric: name } }, metricCell(name),
+          el('td', { class: 'num count' }, m.max === null ? '–' : `max ${f.count(m.max)}`), el('td', { class: 'num' }, ''),
+          el('td', { class: 'reasons' }, m.last === null ? '' : `last ${f.count(m.last)}`));
+      return el('tr', { data: { metric: name }, class: m.count > 0 && /errors|dropped|crashes|timeouts/.test(name) ? 'bad' : '' },
+        metricCell(name), el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
+        el('td', { class: 'reasons' }, reasonsText(m.reasons)));
+    });
+    if (!rows.length) return null;
+    return table('data counters', ['counter', num('count'), num('rate'), 'by reason'], rows);
+  }
+
+  function thresholdsTable(thresholds) {
+    if (!thresholds.length) return el('p', { class: 'empty' }, 'No thresholds: this run had no pass/fail criteria.');
+    return table('data thresholds', ['', 'metric', 'threshold', num('measured'), ''], thresholds.map((t) =>
+      el('tr', { class: t.pass ? 'pass' : 'fail' },
+        el('td', {}, el('span', { class: 'badge ' + (t.pass ? 'pass' : 'fail') }, t.pass ? 'pass' : 'fail')),
+        metricCell(t.metric),
+        el('td', { class: 'condition' }, `${t.aggregation} ≤ ${f.inUnit(t.limit, t.unit)}`),
+        el('td', { class: 'num' }, t.judged ? f.inUnit(t.value, t.unit) : '–'),
+        el('td', { class: 'message' }, t.judged ? '' : t.message))));
+  }
+
+  function checksTable(checks) {
+    const entries = Object.entries(checks || {});
+    if (!entries.length) return el('p', { class: 'empty' }, 'No checks in this scenario.');
+    return table('data checks', ['check', 'passed', num('passes'), num('fails')], entries.map(([name, c]) => {
+      const rate = c.pass_rate === null ? 0 : c.pass_rate;
+      return el('tr', { class: c.fails > 0 ? 'bad' : '' },
+        el('td', { class: 'check-name' }, name),
+        el('td', { class: 'bar-cell' }, el('div', { class: 'bar' }, el('div', { class: 'bar-fill', style: { width: (rate * 100).toFixed(2) + '%' } })),
+          el('span', { class: 'bar-text' }, f.percent(c.pass_rate))),
+        el('td', { class: 'num' }, f.count(c.passes)), el('td', { class: 'num' }, f.count(c.fails)));
+    }));
+  }
+
+  function errorsTable(errors) {
+    if (!errors.length) return el('p', { class: 'empty' }, 'No iteration failed.');
+    return table('data errors', [num('count'), 'message'], errors.map((e) =>
+      el('tr', {}, el('td', { class: 'num' }, f.count(e.count)), el('td', {}, el('pre', { class: 'error-message' }, e.message)))));
+  }
+
+  // The dashboard's table while a run goes on: totals so far and the latest second.
+  // `totals`: name -> {kind, count}; `latest`: the last second's metrics.
+  function liveTable(totals, latest) {
+    const names = Object.keys(totals).sort();
+    const timingsFirst = names.filter((n) => totals[n].kind === 'timing').concat(names.filter((n) => totals[n].kind !== 'timing'));
+    return table('data live', ['metric', num('total'), num('last second'), num('p50'), num('p95'), num('p99')],
+      timingsFirst.map((name) => {
+        const total = totals[name];
+        const now = (latest && latest[name]) || {};
+        const timing = total.kind === 'timing';
+        return el('tr', { data: { metric: name } }, metricCell(name),
+          el('td', { class: 'num count' }, total.kind === 'gauge' ? f.count(total.last) : f.count(total.count)),
+          el('td', { class: 'num' }, total.kind === 'gauge' ? '' : f.rate(now.rate ?? 0)),
+          ['p50_ms', 'p95_ms', 'p99_ms'].map((k) => el('td', { class: 'num' }, timing ? f.ms(now[k]) : '')));
+      }));
+  }
+
+  S.tables = { tiles, timingsTable, countersTable, thresholdsTable, checksTable, errorsTable, liveTable };
+})(window.Stampede);
