@@ -2,10 +2,10 @@
 // on a standing read of each view's topic), and the replies to what the client sent, read like
 // the browser reads them (diff merged, push_events kept, navigation reported, components that
 // left the page destroyed).
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
+#include "clients/liveview_json.hpp"
 #include "clients/liveview_session.hpp"
 
 namespace stampede::clients {
@@ -16,13 +16,6 @@ namespace {
 
 // The standing read of a view's pushes re-arms itself; this only bounds each wait's timer.
 constexpr Nanos kReaderWait = 24LL * 3600 * kSecond;
-
-boost::json::value parse_or_empty(const std::string& text) {
-  boost::system::error_code ec;
-  auto v = boost::json::parse(text, ec);
-  if (ec) return boost::json::object();
-  return v;
-}
 
 }  // namespace
 
@@ -62,7 +55,7 @@ void LiveViewSession::arm_reader(LiveViewTopic& view) {
 void LiveViewSession::on_view_push(LiveViewTopic& view, const std::string& event, const std::string& payload) {
   if (view.state != LiveViewTopic::State::Joined) return;
   boost::system::error_code ec;
-  const boost::json::value value = boost::json::parse(payload, ec);
+  const boost::json::value value = parse_live_json(payload, ec);
   if (ec) return;
   if (event == "diff") {
     pushes_.add(view.root.id, "diff", "", payload);
@@ -128,7 +121,7 @@ LiveOutcome LiveViewSession::read_reply(LiveViewTopic& view, const ChannelReply&
     o.response_json = reply.response;
     return done(std::move(o));
   }
-  const boost::json::value response = parse_or_empty(reply.response);
+  const boost::json::value response = parse_live_json_or_empty(reply.response);
   const lv::EventReply read = lv::read_event_reply(response);
   if (read.navigation.kind == lv::Navigation::Kind::Redirect ||
       read.navigation.kind == lv::Navigation::Kind::LiveRedirect) {
@@ -194,7 +187,7 @@ void LiveViewSession::destroy_cids(LiveViewTopic& view, std::vector<int> cids) {
                       auto s = weak.lock();
                       if (!s || generation != s->generation_ || !destroyed.ok()) return;
                       if (LiveViewTopic* view_now = s->find_view(id)) {
-                        const lv::EventReply read = lv::read_event_reply(parse_or_empty(destroyed.response));
+                        const lv::EventReply read = lv::read_event_reply(parse_live_json_or_empty(destroyed.response));
                         view_now->rendered.prune_cids(read.cids);
                       }
                     });

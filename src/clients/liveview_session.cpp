@@ -1,10 +1,10 @@
 // LiveViewSession, the page's life: loading it, its socket, joining its LiveViews (and the
 // nested ones they render), and the state every call reads (see liveview_replies.cpp for what
 // comes back and liveview_actions.cpp for what the user does).
+#include "clients/liveview_json.hpp"
 #include "clients/liveview_session.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 #include <fmt/format.h>
 
@@ -26,13 +26,6 @@ constexpr std::size_t kUnreadMessages = 16;
 std::int64_t wall_clock_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-boost::json::value parse_or_empty(const std::string& text) {
-  boost::system::error_code ec;
-  auto v = boost::json::parse(text, ec);
-  if (ec) return boost::json::object();
-  return v;
 }
 
 std::string join_hint(const std::string& reason) {
@@ -449,7 +442,7 @@ void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelRep
     done(o);
   };
   if (!reply.failure.empty()) return gone(call_failure(*view, reply, what));
-  const boost::json::value response = parse_or_empty(reply.response);
+  const boost::json::value response = parse_live_json_or_empty(reply.response);
   const lv::JoinReply joined = lv::read_join_reply(reply.status, response);
   if (!joined.ok) {
     const auto kind = joined.navigation.kind;

@@ -7,7 +7,6 @@
 //      "progress" event on the LiveView when the percentage rose (only the 100 waits for its
 //      reply).
 // The form can then be submitted: the final submit names no file, handle_event consumes them.
-#include <boost/json/parse.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <map>
 
 #include "clients/liveview_forms.hpp"
+#include "clients/liveview_json.hpp"
 #include "clients/liveview_session.hpp"
 
 namespace stampede::clients {
@@ -173,7 +173,7 @@ void LiveViewSession::upload_preflight(std::shared_ptr<UploadRun> run) {
             return self->upload_finish(run, std::move(o));
           }
           boost::system::error_code ec;
-          const boost::json::value response = boost::json::parse(reply.response, ec);
+          const boost::json::value response = parse_live_json(reply.response, ec);
           lv::PreflightReply preflight;
           std::string bad = ec ? "the reply is not JSON" : lv::read_preflight_reply(response, preflight);
           if (!bad.empty()) {
@@ -187,7 +187,10 @@ void LiveViewSession::upload_preflight(std::shared_ptr<UploadRun> run) {
           }
           if (!preflight.errors.empty()) {
             std::string list;
-            for (const auto& [ref, reason] : preflight.errors) {
+            for (const auto& refused : preflight.errors) {
+              const std::string& ref = refused.first;
+              const auto& reason = refused.second;
+              // (clang 14 cannot capture a structured binding in a lambda, so no `auto& [ref, reason]`)
               const auto file = std::find_if(run->files.begin(), run->files.end(),
                                              [&](const lv::UploadFile& f) { return f.ref == ref; });
               list += fmt::format("{}{} ({})", list.empty() ? "" : ", ",

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "clients/liveview_json.hpp"
 #include "clients/liveview_session.hpp"
 #include "proto/form.hpp"
 #include "scenario/lua_handle.hpp"
@@ -38,7 +39,7 @@ void push_json_text(lua_State* L, const std::string& text) {
     return;
   }
   boost::system::error_code ec;
-  auto v = boost::json::parse(text, ec);
+  auto v = clients::parse_live_json(text, ec);
   if (ec) {
     lua_pushlstring(L, text.data(), text.size());
   } else {
