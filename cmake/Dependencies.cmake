@@ -15,3 +15,8 @@ target_link_libraries(stampede_deps INTERFACE
 # Asio: no deprecated names, and one io_context per thread means no internal locking is needed
 # beyond what Asio does for cross-thread posts.
 target_compile_definitions(stampede_deps INTERFACE BOOST_ASIO_NO_DEPRECATED)
+
+# Optional: MPI (Debian's OpenMPI) for runs spread over processes and machines. Only its C
+# API is used (no C++ bindings).
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI COMPONENTS CXX)

@@ -12,6 +12,15 @@ need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+# Debian's Elixir (mix and ExUnit) for integrations/elixir; it needs no Hex.
+command -v mix >/dev/null || need+=(elixir)
+# luac5.1 compiles the type definitions (types/) and templates as a syntax check. Not Debian's
+# `luajit` package: it conflicts with OpenResty's libluajit2-5.1-dev, which we build with, and
+# installing it removes that.
+command -v luac5.1 >/dev/null || need+=(lua5.1)
+# CPack's .deb (tests/package): `file` finds the binaries whose libraries dpkg-shlibdeps reads.
+command -v file >/dev/null || need+=(file)
+command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || need+=(fonts-dejavu-core)
 dpkg-query -W -f='${Status}' python3-prometheus-client 2>/dev/null | grep -q "install ok installed" || need+=(python3-prometheus-client)

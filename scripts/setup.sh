@@ -11,6 +11,7 @@ packages=(
   libssl-dev zlib1g-dev libluajit2-5.1-dev libcli11-dev libfmt-dev libgtest-dev
   clang-14 libclang-rt-14-dev
   wrk procps
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -4,11 +4,11 @@
 #   2. every libFuzzer target for a bounded time (build-fuzz/, clang),
 #   3. unit and integration tests on the release build (build/), whose ctest summary is
 #      the last thing printed.
-# FUZZ_SECONDS (default 30) bounds each fuzzer; SKIP_ASAN=1 / SKIP_FUZZ=1 skip those stages.
+# FUZZ_SECONDS (default 15) bounds each fuzzer; SKIP_ASAN=1 / SKIP_FUZZ=1 skip those stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 
 ./scripts/setup.sh
 ./scripts/setup-test-deps.sh

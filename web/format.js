@@ -49,6 +49,18 @@ window.Stampede = window.Stampede || {};
       if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
       return `${Math.floor(m / 60)} h ${m % 60} min`;
     },
+    // 1536 -> "1.54 kB" (decimal units, as the terminal summary prints them)
+    bytes(value) {
+      if (value === null || value === undefined || !isFinite(value)) return '–';
+      const units = ['B', 'kB', 'MB', 'GB'];
+      let v = value, i = 0;
+      while (Math.abs(v) >= 999.995 && i + 1 < units.length) { v /= 1000; i++; }
+      return (i === 0 ? number.format(Math.round(v)) : v.toFixed(2)) + ' ' + units[i];
+    },
+    // A distribution's value in its unit ("bytes" or "number").
+    value(value, unit) {
+      return unit === 'bytes' ? S.format.bytes(value) : S.format.count(value);
+    },
     // A threshold's limit or value in its unit ("ms", "count", "per_second", "ratio").
     inUnit(value, unit) {
       switch (unit) {

@@ -40,6 +40,14 @@ window.Stampede = window.Stampede || {};
   }
 
   function verdictOf(scenario) {
+    const fl = scenario.find_limit;
+    if (fl) {
+      const unit = fl.by === 'rate' ? 'iterations/s' : 'VUs';
+      const tone = fl.inconclusive ? 'neutral' : fl.limit !== null ? 'pass' : 'fail';
+      return el('div', { class: 'verdict ' + tone },
+        el('span', {}, fl.limit !== null ? `held ${f.count(fl.limit)} ${unit}` : 'no level held'),
+        el('small', {}, fl.inconclusive ? 'inconclusive: the generator was the bottleneck' : 'find-limit'));
+    }
     if (!scenario.thresholds.length) return el('div', { class: 'verdict neutral' }, el('span', {}, 'completed'), el('small', {}, 'no thresholds'));
     const failed = scenario.thresholds.filter((t) => !t.pass).length;
     return failed
@@ -89,6 +97,48 @@ window.Stampede = window.Stampede || {};
     return el('section', { class: 'panel' }, el('h2', {}, title), ...content);
   }
 
+  // --find-limit: the headline (the most it held) and one row per step, judged over its hold.
+  function findLimitSection(scenario) {
+    const fl = scenario.find_limit;
+    if (!fl) return null;
+    const unit = fl.by === 'rate' ? 'iterations/s' : 'VUs';
+    const columns = (fl.steps.find((s) => s.thresholds.length) || { thresholds: [] }).thresholds
+      .map((t) => `${t.metric} ${t.aggregation}`);
+    const value = (t) => {
+      if (!t || !t.judged) return '–';
+      if (t.unit === 'ms') return f.ms(t.value);
+      if (t.unit === 'ratio') return f.percent(t.value);
+      if (t.unit === 'per_second') return f.rate(t.value);
+      return f.count(t.value);
+    };
+    const rows = fl.steps.filter((s) => s.status !== 'not_reached').map((s) =>
+      el('tr', { data: { level: String(s.level), status: s.status } },
+        el('td', { class: 'num' }, f.count(s.level) + (s.refine ? ' (refine)' : '')),
+        s.thresholds.map((t) => el('td', { class: 'num' }, value(t))),
+        el('td', {}, el('span', { class: 'badge ' + (s.status === 'pass' ? 'pass' : s.status === 'fail' ? 'fail' : 'done') }, s.status))));
+    return section('Limit',
+      el('p', { class: 'limit-verdict' + (fl.inconclusive ? ' notice' : '') }, fl.verdict),
+      el('table', { class: 'data find-limit' },
+        el('thead', {}, el('tr', {}, el('th', { class: 'num' }, unit), columns.map((c) => el('th', { class: 'num' }, c)),
+          el('th', {}, 'status'))),
+        el('tbody', {}, rows)));
+  }
+
+  // The generator's own health: how busy Stampede was, and whether that makes the figures its own.
+  function generatorSection(scenario) {
+    const g = scenario.generator;
+    if (!g) return null;
+    const items = [
+      { id: 'generator-cpu', label: 'generator CPU (busiest thread)', value: f.percent(g.cpu_percent_mean / 100),
+        sub: `peak second ${f.percent(g.cpu_percent_peak / 100)}`, tone: g.cpu_percent_mean >= 90 ? 'bad' : null },
+      { id: 'generator-loop', label: 'event-loop delay p99', value: f.ms(g.loop_delay_p99_ms), sub: `max ${f.ms(g.loop_delay_max_ms)}` },
+      g.iteration_lag_p99_ms !== null ? { id: 'generator-lag', label: 'iteration.lag p99', value: f.ms(g.iteration_lag_p99_ms) } : null,
+      { id: 'generator-fds', label: 'open files', value: f.count(g.open_files_peak),
+        sub: g.open_files_limit !== null ? `of ${f.count(g.open_files_limit)}` : '' },
+    ].filter(Boolean);
+    return section('Generator', g.verdict ? el('p', { class: 'notice generator-verdict' }, g.verdict) : null, S.tables.tiles(items));
+  }
+
   // Draws one scenario into `article`; returns its chart grid (charts are drawn once the
   // article is in the document, so they know their width).
   function renderScenario(article, scenario) {
@@ -99,13 +149,15 @@ window.Stampede = window.Stampede || {};
         ? 'Interrupted with Ctrl-C: no new iterations were started after that, running ones could finish.'
         : 'Stopped with a second Ctrl-C: iterations still running were cut off.') : null,
       keyFigures(scenario),
+      findLimitSection(scenario),
       section('Over time', charts),
       el('div', { class: 'columns' },
         section('Thresholds', S.tables.thresholdsTable(scenario.thresholds)),
         section('Checks', S.tables.checksTable(scenario.checks))),
       section('Metrics', S.tables.timingsTable(scenario.metrics) || el('p', { class: 'empty' }, 'No timing was recorded.'),
-              S.tables.countersTable(scenario.metrics)),
+              S.tables.distributionsTable(scenario.metrics), S.tables.countersTable(scenario.metrics)),
       section('Errors', S.tables.errorsTable(scenario.iteration_errors)),
+      generatorSection(scenario),
     ];
     article.append(...parts.filter(Boolean));
     return charts;

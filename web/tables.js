@@ -37,6 +37,17 @@ window.Stampede = window.Stampede || {};
       num('p99'), num('max')], rows);
   }
 
+  // Histograms of plain values (e.g. live.diff.bytes), in the unit the results name.
+  function distributionsTable(metrics) {
+    const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'distribution').map(([name, m]) =>
+      el('tr', { data: { metric: name } }, metricCell(name),
+        el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
+        ['mean', 'p50', 'p90', 'p95', 'p99', 'max'].map((k) => el('td', { class: 'num' }, f.value(m[k], m.unit)))));
+    if (!rows.length) return null;
+    return table('data distributions', ['distribution', num('count'), num('rate'), num('mean'), num('p50'), num('p90'),
+      num('p95'), num('p99'), num('max')], rows);
+  }
+
   function reasonsText(reasons) {
     const entries = Object.entries(reasons || {});
     if (!entries.length) return '';
@@ -44,7 +55,7 @@ window.Stampede = window.Stampede || {};
   }
 
   function countersTable(metrics) {
-    const rows = Object.entries(metrics).filter(([, m]) => m.kind !== 'timing').map(([name, m]) => {
+    const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'counter' || m.kind === 'gauge').map(([name, m]) => {
       if (m.kind === 'gauge')
         return el('tr', { data: { metric: name } }, metricCell(name),
           el('td', { class: 'num count' }, m.max === null ? '–' : `max ${f.count(m.max)}`), el('td', { class: 'num' }, ''),
@@ -104,5 +115,5 @@ window.Stampede = window.Stampede || {};
       }));
   }
 
-  S.tables = { tiles, timingsTable, countersTable, thresholdsTable, checksTable, errorsTable, liveTable };
+  S.tables = { tiles, timingsTable, distributionsTable, countersTable, thresholdsTable, checksTable, errorsTable, liveTable };
 })(window.Stampede);

@@ -8,7 +8,10 @@
 
 #include "cli/compare_command.hpp"
 #include "cli/demo_command.hpp"
+#include "cli/new_command.hpp"
+#include "cli/reference_command.hpp"
 #include "cli/report_command.hpp"
+#include "cli/cluster_options.hpp"
 #include "cli/run_args.hpp"
 #include "cli/target_args.hpp"
 #include "cli/version.hpp"
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
   run_cmd->add_option("--local-addresses", run.local_addresses,
                       "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");
+  add_cluster_options(*run_cmd, run.cluster);
+  run.cluster.argv.assign(argv, argv + argc);  // --nodes re-runs this command under mpirun
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress line");
   run_cmd->add_flag("--insecure", run.insecure, "Do not verify TLS certificates");
   run_cmd->add_option("--out", run.outputs.json, "Write everything the run measured to this JSON file (schema/results.schema.json)");
@@ -68,6 +73,10 @@ int main(int argc, char** argv) {
                       "Serve live metrics for Prometheus at http://ADDRESS/metrics, e.g. 127.0.0.1:9464");
   run_cmd->add_option("--html", run.outputs.html,
                       "Write the report as one HTML page that needs nothing else: charts over time, thresholds, checks, errors");
+  add_find_limit_options(*run_cmd, run.find_limit);
+  run_cmd->add_flag("--parallel", run.parallel,
+                    "Run every scenario file at the same time, each with its own load, thresholds and results "
+                    "(exit 1 if any fails a threshold)");
   std::string dashboard_linger;
   run_cmd->add_flag("--dashboard", run.dashboard.enabled,
                     "Serve a live dashboard of the run (updated every second) at http://127.0.0.1:4040/");
@@ -108,9 +117,27 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("version", "Print the version, commit and build options");
 
-  std::string demo_duration = "15s";
-  auto* demo_cmd = app.add_subcommand("demo", "Start the built-in target and load test it: Stampede working, no app needed");
+  std::string demo_duration = "20s", demo_linger;
+  DemoArgs demo;
+  auto* demo_cmd = app.add_subcommand(
+      "demo", "Start the built-in target and load test it over channels and LiveView, with the live dashboard: "
+              "Stampede working, no app needed");
   demo_cmd->add_option("--duration", demo_duration, "How long the demo load lasts")->capture_default_str()->check(DurationValidator());
+  demo_cmd->add_option("--dashboard-listen", demo.dashboard_listen,
+                       "Where the dashboard listens (when 127.0.0.1:4040 is taken, any free port)")
+      ->capture_default_str();
+  demo_cmd->add_option("--dashboard-linger", demo_linger,
+                       "How long the dashboard keeps serving the results after the run (default: until Ctrl-C "
+                       "in a terminal, 0 otherwise)")
+      ->check(DurationValidator());
+
+  NewArgs new_args;
+  auto* new_cmd = app.add_subcommand("new", "Write a scenario to start from: loadtest/NAME.lua (--list shows the kinds)");
+  add_new_options(*new_cmd, new_args);
+
+  bool help_reference = false;
+  auto* help_cmd = app.add_subcommand("help", "Show this help; --reference prints every command and flag as Markdown");
+  help_cmd->add_flag("--reference", help_reference, "Print the command line reference (docs/reference/cli.md) as Markdown");
 
   try {
     app.parse(argc, argv);
@@ -132,7 +159,13 @@ int main(int argc, char** argv) {
   if (*report_cmd) return report_command(report);
   if (*compare_cmd) return compare_command(compare);
   if (*target_cmd) return target_command(target);
-  if (*demo_cmd) return demo_command(duration_of(demo_duration));
+  if (*demo_cmd) {
+    demo.duration = duration_of(demo_duration);
+    if (!demo_linger.empty()) demo.linger = duration_of(demo_linger);
+    return demo_command(demo);
+  }
+  if (*new_cmd) return new_command(new_args);
+  if (*help_cmd) return help_command(app, help_reference);
   if (app.got_subcommand("version")) {
     std::puts(version_details().c_str());
     return 0;

@@ -2,49 +2,46 @@
 
 #include <fmt/format.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
 #include "cli/run_args.hpp"
+#include "cli/templates.hpp"
 #include "target/target_server.hpp"
 
 namespace stampede::cli {
 
 namespace {
 
-// The demo scenario: what a user of a JSON API would write first.
-constexpr const char* kDemoScenario = R"lua(-- Stampede demo: a JSON API under a ramping load.
-local http = require "stampede.http"
-local stampede = require "stampede"
+std::string replace_all(std::string text, std::string_view word, const std::string& value) {
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + value.size()))
+    text.replace(at, word.size(), value);
+  return text;
+}
 
-local base = "{base}"
+std::string seconds(double s) { return fmt::format("{:.3f}s", s); }
 
-return {{
-  name = "Demo.Api",
-  options = {{
-    stages = {{ {{"{ramp}", 20}}, {{"{hold}", 20}}, {{"{down}", 0}} }},
-    thresholds = {{
-      {{"http.request", p95 = 250, max = 2000}},
-      {{"status is 200", failed_rate = 0.01}},
-      {{"iteration.errors", count = 0}},
-    }},
-  }},
-  run = function(vu)
-    local res = http.get(base .. "/api/posts", {{ name = "list" }})
-    stampede.check("status is 200", res.status == 200)
-    local created = http.post(base .. "/api/posts", {{ json = {{ title = "hi from " .. vu.id }}, name = "create" }})
-    stampede.check("created", created.status == 201)
-    stampede.sleep(math.random(50, 150))
-  end,
-}}
-)lua";
+// The README promises http://127.0.0.1:4040/; when something else holds that port (a
+// second demo, another run's dashboard), any free port will do: the URL is printed.
+std::string dashboard_address(const std::string& wanted) {
+  if (wanted != "127.0.0.1:4040") return wanted;
+  try {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor probe(io, {boost::asio::ip::make_address("127.0.0.1"), 4040});
+    return wanted;
+  } catch (const boost::system::system_error&) {
+    std::fprintf(stderr, "stampede demo: 127.0.0.1:4040 is taken; the dashboard gets another port\n");
+    return "127.0.0.1:0";
+  }
+}
 
 }  // namespace
 
-int demo_command(Nanos duration) {
+int demo_command(const DemoArgs& demo) {
   target::TargetOptions options;
   options.listen = *target::parse_listen_address("127.0.0.1:0");
   options.delay = *target::parse_delay_spec("lognormal:8:0.5");
@@ -56,19 +53,37 @@ int demo_command(Nanos duration) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("stampede-demo-{}", ::getpid());
   std::filesystem::create_directories(dir);
   const auto path = dir / "demo.lua";
-  const double secs = static_cast<double>(duration) / kSecond;
+  const double secs = static_cast<double>(demo.duration) / kSecond;
   {
+    std::string text(templates::demo_lua);
+    text = replace_all(text, "{{url}}", base);
+    text = replace_all(text, "{{ramp}}", seconds(secs * 0.2));
+    text = replace_all(text, "{{hold}}", seconds(secs * 0.6));
+    text = replace_all(text, "{{down}}", seconds(secs * 0.2));
     std::ofstream out(path);
-    out << fmt::format(kDemoScenario, fmt::arg("base", base), fmt::arg("ramp", fmt::format("{:.3f}s", secs * 0.2)),
-                       fmt::arg("hold", fmt::format("{:.3f}s", secs * 0.6)),
-                       fmt::arg("down", fmt::format("{:.3f}s", secs * 0.2)));
+    out << text;
   }
-  std::fprintf(stderr, "stampede demo: built-in target on %s (lognormal delay, median 8 ms)\n", base.c_str());
-  std::fprintf(stderr, "scenario: %s\n\n", path.c_str());
+  std::fprintf(stderr, "stampede demo: built-in target on %s (a Phoenix-speaking app: channels, LiveView)\n",
+               base.c_str());
+  std::fprintf(stderr, "scenario: %s (a chat room over channels and a LiveView counter, %.0fs)\n", path.c_str(),
+               secs);
 
   RunArgs args;
   args.files = {path.string()};
-  const int status = run_command(args);
+  args.dashboard.enabled = true;
+  args.dashboard.listen = dashboard_address(demo.dashboard_listen);
+  // In a terminal the dashboard stays up for a look at the results (until Ctrl-C); in a
+  // script or CI the demo ends with the run.
+  if (demo.linger) args.dashboard.linger = *demo.linger;
+  else if (::isatty(STDERR_FILENO) == 0) args.dashboard.linger = 0;
+  int status = 2;
+  try {
+    status = run_command(args);
+  } catch (...) {
+    server.stop();
+    std::filesystem::remove_all(dir);
+    throw;
+  }
   server.stop();
   std::filesystem::remove_all(dir);
   return status;

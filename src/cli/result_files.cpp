@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/badge.hpp"
+#include "report/find_limit_table.hpp"
 #include "report/html_report.hpp"
 #include "report/json_results.hpp"
 #include "report/junit_xml.hpp"
@@ -45,7 +46,7 @@ bool write_result_files(const ResultOutputs& outputs, const report::RunResult& r
     }
   };
   write(outputs.json, [&] { return report::results_json(run) + '\n'; });
-  write(outputs.badge, [&] { return report::render_badge_svg(report::verdict_badge(run)); });
+  write(outputs.badge, [&] { return report::render_badge_svg(report::verdict_badge(run, report::limit_badge_text(run))); });
   write(outputs.junit, [&] { return report::junit_xml(run); });
   write(outputs.html, [&] { return report::html_report(run); });
   return all_written;

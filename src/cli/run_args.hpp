@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/cluster_args.hpp"
 #include "cli/dashboard_args.hpp"
+#include "cli/find_limit_args.hpp"
 #include "cli/result_outputs.hpp"
 #include "engine/load_plan.hpp"
 
@@ -19,6 +21,9 @@ struct RunArgs {
   bool insecure = false;  // skip TLS verification everywhere
   ResultOutputs outputs;  // result files and live exports
   DashboardArgs dashboard;
+  FindLimitArgs find_limit;  // --find-limit and its steps (cli/find_limit_args.hpp)
+  bool parallel = false;     // --parallel: every file at once rather than one after the other
+  ClusterArgs cluster;       // --nodes, --procs-per-node, --rank-timeout (cli/cluster_args.hpp)
 };
 
 // Runs each scenario file in turn, then writes the result files. Returns the exit status:

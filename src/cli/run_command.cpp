@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/dashboard_session.hpp"
+#include "cli/distributed_run.hpp"
 #include "cli/live_exports.hpp"
 #include "cli/result_files.hpp"
 #include "cli/run_args.hpp"
@@ -20,7 +21,13 @@
 #include "cli/version.hpp"
 #include "clients/client_context.hpp"
 #include "common/address_list.hpp"
+#include "cli/find_limit_command.hpp"
+#include "cli/parallel_runs.hpp"
+#include "cli/scenario_execution.hpp"
+#include "cli/summary_lock.hpp"
+#include "engine/generator_monitor.hpp"
 #include "engine/scenario_run.hpp"
+#include "report/find_limit_table.hpp"
 #include "metrics/collector.hpp"
 #include "metrics/names.hpp"
 #include "scenario/scenario_error.hpp"
@@ -126,7 +133,7 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   header.threads = plan.threads;
   header.ranks = 1;
 
-  metrics::Collector collector(static_cast<std::size_t>(plan.threads));
+  metrics::Collector collector(static_cast<std::size_t>(plan.threads) + 1);  // + the generator monitor
   RunOutput output(std::move(header), args.quiet, registry, collector, live);
   collector.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
 
@@ -137,6 +144,12 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   });
   run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
   run.load();
+  const auto monitor_index = static_cast<std::size_t>(plan.threads);
+  engine::GeneratorMonitor monitor(main_io, registry, run.thread_cpu_clocks(),
+                                   [&collector, monitor_index](metrics::Snapshot snap, bool last) {
+                                     collector.push(monitor_index, std::move(snap));
+                                     if (last) collector.finish(monitor_index);
+                                   });
 
   // First Ctrl-C: stop starting iterations and let running ones finish (graceful_stop).
   // Second: stop at once. Either way the summary is printed.
@@ -157,7 +170,9 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   if (live != nullptr && live->dashboard() != nullptr)
     live->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output.result());
   run.start(t0);
+  monitor.start(t0);
   main_io.run();
+  monitor.finish();
   run.join();
   const Nanos ended = SteadyClock::monotonic_now();
   collector.flush();
@@ -166,14 +181,26 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
     auto [ok, value] = run_lifecycle(path, "teardown", setup_data, registry, insecure);
     if (!ok) output.warn(fmt::format("teardown() failed: {}", value));
   }
+  std::lock_guard summary(summary_lock());
   const int status = output.finish(ended - t0, thresholds);
   result = output.result();
+  result.generator = generator_figures(collector, registry, 0, -1, std::max(1e-9, static_cast<double>(ended - t0) / kSecond),
+                                       peak_load(shape, collector.summary(), registry));
+  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
+  std::fflush(stdout);
   return status;
 }
 
 }  // namespace
 
 int run_command(const RunArgs& args) {
+  // Under mpirun (or --nodes): rank 0 coordinates, the other ranks serve (cli/distributed_run.hpp).
+  if (const std::optional<int> status = run_distributed_if_asked(args)) return *status;
+  if (args.parallel && args.files.size() > 1 && args.dashboard.enabled) {
+    std::fprintf(stderr, "error: the dashboard follows one scenario at a time; with --parallel use --out-stream or "
+                         "--prometheus to watch the run, and --html for the report\n");
+    return 2;
+  }
   std::unique_ptr<dashboard::LiveDashboard> dashboard;
   std::unique_ptr<LiveExports> live;
   try {
@@ -189,10 +216,23 @@ int run_command(const RunArgs& args) {
   report::RunResult run;
   run.tool = {"stampede", version_number(), version_commit()};
   int status = 0;
+  // One scenario file: a plain run, or a search for its limit (--find-limit). With
+  // --parallel the progress lines of several scenarios would overwrite each other: none.
+  RunArgs file_args = args;
+  if (args.parallel && args.files.size() > 1) file_args.quiet = true;
+  const auto run_file = [&](const std::string& file, report::ScenarioResult& result) {
+    return args.find_limit.enabled() ? find_limit_one(file, file_args, live.get(), result)
+                                     : run_one(file, file_args, live.get(), result);
+  };
+  if (args.parallel && args.files.size() > 1) {
+    status = run_in_parallel(args.files, run_file, run.results);
+    if (dashboard && !run.results.empty()) dashboard->scenario_finished(run);
+  }
   for (const auto& file : args.files) {
+    if (args.parallel && args.files.size() > 1) break;  // all ran above
     try {
       report::ScenarioResult result;
-      status = std::max(status, run_one(file, args, live.get(), result));
+      status = std::max(status, run_file(file, result));
       run.results.push_back(std::move(result));
       if (dashboard) dashboard->scenario_finished(run);
       // Ctrl-C stops the whole command, not just the scenario that was running.

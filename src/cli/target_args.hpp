@@ -10,8 +10,10 @@ namespace stampede::cli {
 struct TargetArgs {
   std::string listen = "127.0.0.1:4000";
   std::string delay = "fixed:0";
+  std::string capacity;  // --capacity N:MS, empty: none
   std::optional<std::uint64_t> seed;
   unsigned threads = 1;
+  unsigned procs = 1;  // --procs: target processes sharing the port (target/target_processes.hpp)
   std::string truth_out;
   std::string ws_idle_timeout = "60s";
   bool ws_compress = false;

@@ -5,7 +5,9 @@
 #include "cli/target_args.hpp"
 #include "proto/duration.hpp"
 #include "target/run_target_command.hpp"
+#include "target/target_processes.hpp"
 #include "target/listen_address.hpp"
+#include "target/capacity_limit.hpp"
 #include "target/delay_spec.hpp"
 #include "target/liveview_dialect.hpp"
 
@@ -26,8 +28,20 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
         std::string error;
         return target::parse_delay_spec(text, &error) ? std::string() : error;
       });
+  cmd.add_option("--capacity", args.capacity,
+                 "Slow down past a known load: with more than N requests in flight (per event loop), hold each "
+                 "further one MS longer, e.g. 10:200")
+      ->check([](const std::string& text) {
+        std::string error;
+        return target::parse_capacity_spec(text, &error) ? std::string() : error;
+      });
   cmd.add_option("--seed", args.seed, "Seed for the delay distribution (runs with the same seed draw the same delays)");
   cmd.add_option("--threads", args.threads, "Event loops (one acceptor each)")->capture_default_str()->check(CLI::Range(1u, 256u));
+  cmd.add_option("--procs", args.procs,
+                 "Target processes sharing the port (SO_REUSEPORT), to hold more connections than one process's "
+                 "file limit; /__truth, /__channels and /__reset then answer per process, --truth-out gets the merge")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
   cmd.add_option("--truth-out", args.truth_out, "Write the exact latency percentiles served to this file at exit (JSON)");
   cmd.add_option("--ws-idle-timeout", args.ws_idle_timeout,
                  "Close a WebSocket after this long without a frame from the client (Phoenix/Cowboy: 60s)")
@@ -52,12 +66,14 @@ int target_command(const TargetArgs& args) {
   target::TargetOptions options;
   options.listen = *target::parse_listen_address(args.listen);
   options.delay = *target::parse_delay_spec(args.delay);
+  if (!args.capacity.empty()) options.capacity = target::parse_capacity_spec(args.capacity);
   options.seed = args.seed;
   options.threads = args.threads;
   options.truth_out = args.truth_out;
   options.ws_idle_timeout = *proto::parse_duration(args.ws_idle_timeout);
   options.ws_compress = args.ws_compress;
   options.liveview = *target::parse_liveview_dialect(args.liveview);
+  if (args.procs > 1) return target::run_target_processes(options, args.procs);
   return target::run_target_command(options);
 }
 

@@ -5,6 +5,9 @@
 #include <luajit.h>
 #include <openssl/opensslv.h>
 
+// STAMPEDE_COMMIT, regenerated on every build (cmake/VersionInfo.cmake).
+#include "version_commit.hpp"
+
 #ifndef STAMPEDE_VERSION
 #define STAMPEDE_VERSION "0.0.0"
 #endif
@@ -13,6 +16,9 @@
 #endif
 #ifndef STAMPEDE_BUILD_TYPE
 #define STAMPEDE_BUILD_TYPE "unknown"
+#endif
+#ifndef STAMPEDE_BUILD_OPTIONS
+#define STAMPEDE_BUILD_OPTIONS ""
 #endif
 
 namespace stampede::cli {
@@ -24,8 +30,8 @@ std::string version_commit() { return STAMPEDE_COMMIT; }
 
 std::string version_details() {
   return fmt::format(
-      "stampede {}\ncommit {}\nbuild {}, {} {}.{}.{}\nboost {}.{}.{}, {}, {}",
-      STAMPEDE_VERSION, STAMPEDE_COMMIT, STAMPEDE_BUILD_TYPE,
+      "stampede {}\ncommit {}\nbuild {} ({}), {} {}.{}.{}\nboost {}.{}.{}, {}, {}",
+      STAMPEDE_VERSION, STAMPEDE_COMMIT, STAMPEDE_BUILD_TYPE, STAMPEDE_BUILD_OPTIONS,
 #if defined(__clang__)
       "clang", __clang_major__, __clang_minor__, __clang_patchlevel__,
 #else

@@ -15,6 +15,7 @@ constexpr const char* kHeartbeatTopic = "phoenix";
 
 ChannelsSocket::ChannelsSocket(ClientContext& ctx, ChannelsOptions options, Send send, Close close)
     : ctx_(ctx), options_(options), send_(std::move(send)), close_(std::move(close)) {
+  if (!options_.record_metrics) return;  // ids_ stay unset: nothing is recorded under channel.*
   auto& s = ctx_.sink;
   using K = metrics::Kind;
   ids_.join = s.id("channel.join", K::Timing);
@@ -59,18 +60,21 @@ void ChannelsSocket::on_open() {
 
 void ChannelsSocket::arm_heartbeat() {
   if (options_.heartbeat_interval <= 0 || closed_) return;
-  if (!heartbeat_timer_) heartbeat_timer_ = std::make_unique<boost::asio::steady_timer>(ctx_.io);
-  heartbeat_timer_->expires_after(std::chrono::nanoseconds(options_.heartbeat_interval));
-  heartbeat_timer_->async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
-    if (ec) return;
-    if (auto self = weak.lock()) self->send_heartbeat();
-  });
+  ctx_.timers().schedule_after(heartbeat_timer_, options_.heartbeat_interval, &ChannelsSocket::heartbeat_due, this);
+}
+
+// The timer is a member: it cannot fire after the socket is gone.
+void ChannelsSocket::heartbeat_due(void* self) {
+  auto* socket = static_cast<ChannelsSocket*>(self);
+  // Held for the call: closing on a missed heartbeat may drop the owner's last reference.
+  const std::shared_ptr<ChannelsSocket> keep = socket->weak_from_this().lock();
+  socket->send_heartbeat();
 }
 
 void ChannelsSocket::send_heartbeat() {
   if (closed_) return;
   if (heartbeat_ref_) {
-    ctx_.sink.add(ids_.heartbeat_timeouts);
+    if (options_.record_metrics) ctx_.sink.add(ids_.heartbeat_timeouts);
     close_(proto::ws::close_code::kNormal, "heartbeat timeout");
     on_closed("heartbeat timeout");
     return;
@@ -212,7 +216,7 @@ void ChannelsSocket::on_frame(std::string_view data, bool binary) {
 void ChannelsSocket::on_reply(const phx::Message& m) {
   if (!m.ref) return;
   if (heartbeat_ref_ && *m.ref == *heartbeat_ref_) {
-    ctx_.sink.record(ids_.heartbeat, ctx_.clock.now() - heartbeat_sent_at_);
+    if (options_.record_metrics) ctx_.sink.record(ids_.heartbeat, ctx_.clock.now() - heartbeat_sent_at_);
     heartbeat_ref_.reset();
     arm_heartbeat();
     return;
@@ -270,7 +274,7 @@ void ChannelsSocket::deliver(phx::Message&& m) {
   } else if (m.join_ref && !m.join_ref->empty()) {
     return;  // for a join this socket no longer holds
   }
-  ctx_.sink.add(ids_.messages);
+  if (options_.record_metrics) ctx_.sink.add(ids_.messages);
   if (auto pr = presence_.find(m.topic); pr != presence_.end() && !m.binary) {
     boost::system::error_code ec;
     auto value = boost::json::parse(m.payload, ec);
@@ -292,7 +296,7 @@ void ChannelsSocket::deliver(phx::Message&& m) {
   msg.binary = m.binary;
   if (buffer_.size() >= options_.buffer_limit) {
     buffer_.pop_front();
-    ctx_.sink.add(ids_.dropped);
+    if (options_.record_metrics) ctx_.sink.add(ids_.dropped);
   }
   buffer_.push_back(std::move(msg));
   const ChannelMessage& stored = buffer_.back();
@@ -438,7 +442,7 @@ void ChannelsSocket::record_outcome(RequestKind kind, const Pending& p, const Ch
   const auto timing = kind == RequestKind::Join ? ids_.join : kind == RequestKind::Push ? ids_.push : ids_.leave;
   const auto errors =
       kind == RequestKind::Join ? ids_.join_errors : kind == RequestKind::Push ? ids_.push_errors : ids_.leave_errors;
-  if (reply.failure.empty()) ctx_.sink.record(timing, ctx_.clock.now() - p.sent_at);
+  if (reply.failure.empty() && options_.record_metrics) ctx_.sink.record(timing, ctx_.clock.now() - p.sent_at);
   // A request cut off because the scenario closed the socket is neither done nor failed.
   if (reply.failure == "closed" && closing_by_scenario_) return;
   const bool ok = reply.ok();
@@ -446,7 +450,7 @@ void ChannelsSocket::record_outcome(RequestKind kind, const Pending& p, const Ch
     const std::string reason = reply.failure.empty()
                                    ? (kind == RequestKind::Join ? std::string("refused") : "status " + reply.status)
                                    : reply.failure;
-    ctx_.sink.add_error(errors, reason);
+    if (options_.record_metrics) ctx_.sink.add_error(errors, reason);
   }
   ctx_.sink.request_finished(ok);
 }
@@ -487,7 +491,7 @@ void ChannelsSocket::on_closed(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   open_ = false;
-  if (heartbeat_timer_) heartbeat_timer_->cancel();
+  heartbeat_timer_.cancel();
   channels_.clear();
   std::vector<std::string> refs;
   for (const auto& [ref, p] : pending_) refs.push_back(ref);

@@ -9,16 +9,17 @@
 // is tested without sockets. Single-threaded: everything runs on the worker's loop.
 #include <boost/asio/steady_timer.hpp>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "clients/client_context.hpp"
+#include "clients/small_map.hpp"
+#include "clients/worker_timers.hpp"
 #include "proto/phoenix_message.hpp"
 #include "proto/phoenix_presence.hpp"
 #include "proto/websocket_frame.hpp"
@@ -54,6 +55,10 @@ struct ChannelsOptions {
   // instead of `serializer`. decode returns the message or an error sentence.
   std::function<proto::phx::Frame(const proto::phx::Message&)> custom_encode;
   std::function<proto::phx::Decoded(std::string_view data, bool binary)> custom_decode;
+  // Record channel.* metrics (join, push, leave, messages, heartbeat). Off for a socket that
+  // another client drives and measures itself (LiveView: live.join, live.event...), so that one
+  // user action is not counted twice under two names. Requests sent/completed still count.
+  bool record_metrics = true;
 };
 
 class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
@@ -142,6 +147,7 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   void fail_topic(const std::string& topic, const std::string& failure, const std::string& message);
   void record_outcome(RequestKind kind, const Pending& p, const ChannelReply& reply);
   void arm_heartbeat();
+  static void heartbeat_due(void* self);
   void send_heartbeat();
   void notify_presence(const std::string& topic);
   void post(std::function<void()> fn);
@@ -154,14 +160,17 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   bool closed_ = false;
   std::uint64_t ref_counter_ = 0;
   std::uint64_t seq_ = 0;
-  std::unordered_map<std::string, Pending> pending_;  // by ref
-  std::unordered_map<std::string, Channel> channels_;  // by topic
-  std::deque<ChannelMessage> buffer_;
+  // Sized for an idle socket (tens of thousands per process): small maps that free their
+  // memory when empty, and a list, which allocates nothing while empty (libstdc++'s
+  // std::deque allocates over 500 bytes as soon as it is constructed).
+  SmallMap<std::string, Pending> pending_;  // by ref
+  SmallMap<std::string, Channel> channels_;  // by topic
+  std::list<ChannelMessage> buffer_;
   std::map<std::uint64_t, Waiter> waiters_;  // by id
   std::uint64_t next_waiter_ = 0;
   std::map<std::string, PresenceTopic> presence_;
   std::map<std::uint64_t, std::unique_ptr<boost::asio::steady_timer>> presence_timers_;  // by waiter id
-  std::unique_ptr<boost::asio::steady_timer> heartbeat_timer_;
+  WorkerTimer heartbeat_timer_;  // on the worker's shared timer (no Asio timer per socket)
   std::optional<std::string> heartbeat_ref_;
   Nanos heartbeat_sent_at_ = 0;
   bool closing_by_scenario_ = false;

@@ -35,6 +35,11 @@ boost::asio::ssl::context& ClientContext::tls(bool verify) {
   return *slot;
 }
 
+WorkerTimers& ClientContext::timers() {
+  if (!timers_) timers_ = std::make_unique<WorkerTimers>(io, clock);
+  return *timers_;
+}
+
 std::string& ClientContext::read_buffer() {
   if (read_buffer_.size() < kReadBufferBytes) read_buffer_.resize(kReadBufferBytes);
   return read_buffer_;

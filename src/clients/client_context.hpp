@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/worker_timers.hpp"
 #include "common/clock.hpp"
 #include "metrics/metric_sink.hpp"
 
@@ -33,10 +34,14 @@ class ClientContext {
   // connection owns no read buffer.
   std::string& read_buffer();
 
+  // Long-lived timers of the worker's sockets and VUs (heartbeats, sleeps) on one Asio timer.
+  WorkerTimers& timers();
+
  private:
   std::unique_ptr<boost::asio::ssl::context> tls_verify_;
   std::unique_ptr<boost::asio::ssl::context> tls_insecure_;
   std::string read_buffer_;
+  std::unique_ptr<WorkerTimers> timers_;
 };
 
 }  // namespace stampede::clients

@@ -9,7 +9,7 @@
 //   live.upload            Timing   a whole upload: phx-change, allow_upload, upload joins, every
 //                                   chunk and the final progress reply
 //   live.<each>.errors     Counter  by reason
-//   live.diff.bytes        Timing-kind histogram whose values are BYTES, not nanoseconds: the size
+//   live.diff.bytes        Distribution  (values in bytes) the size
 //                                   of each diff-carrying message (join reply, event/patch/upload
 //                                   reply with a diff, diff push), one sample per message
 //   live.diff.bytes.total  Counter  the same sizes summed: bytes of diffs received
@@ -31,7 +31,7 @@ struct LiveViewMetrics {
         patch(pair(sink, "live.patch")),
         navigate(pair(sink, "live.navigate")),
         upload(pair(sink, "live.upload")),
-        diff_bytes(sink.id("live.diff.bytes", metrics::Kind::Timing)),
+        diff_bytes(sink.id("live.diff.bytes", metrics::Kind::Distribution)),
         diff_bytes_total(sink.id("live.diff.bytes.total", metrics::Kind::Counter)) {}
 
   Pair page, join, event, patch, navigate, upload;

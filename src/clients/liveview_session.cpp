@@ -301,6 +301,10 @@ void LiveViewSession::open_socket(Done done) {
   channel_options.heartbeat_interval = options_.heartbeat_interval;
   channel_options.default_timeout = options_.join_timeout;
   channel_options.buffer_limit = kUnreadMessages;
+  // This session measures the socket's joins and events as live.join, live.event...: the same
+  // frames under channel.* too would count every user action twice in the summary. The page
+  // GET does stay in http.request, as a browser's request would in any HTTP tool.
+  channel_options.record_metrics = false;
   connection->phx = std::make_shared<ChannelsSocket>(
       ctx_, std::move(channel_options),
       [weak_connection](std::string data, bool binary) {

@@ -130,6 +130,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     handshake_->url = std::move(url);
     handshake_->timeout = options.timeout;
     handshake_->insecure = options.insecure;
+    handshake_->local_addresses = options.local_addresses;
     max_message_bytes_ = options.max_message_bytes;
     close_timeout_ = options.close_timeout;
     arm_timer(options.timeout, &Connection::on_connect_timeout);
@@ -223,6 +224,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     Nanos started = 0;  // when the TCP connect began
     bool sent = false;  // counted in the sink's tally
     bool tcp_connected = false;
+    std::vector<asio::ip::address> local_addresses;  // this socket's own, if any
   };
 
   // ---- connecting ----------------------------------------------------------------------
@@ -262,7 +264,9 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     asio::ssl::context* tls = hs.target.tls ? &ctx_.tls(!hs.insecure) : nullptr;
     stream_.emplace(ctx_.io, tls);
     transport::Stream::ConnectOptions options;
-    if (!ctx_.local_addresses.empty()) {
+    if (!hs.local_addresses.empty()) {
+      options.sources = transport::SourceAddresses(hs.local_addresses, ctx_.next_local_address);
+    } else if (!ctx_.local_addresses.empty()) {
       options.sources = transport::SourceAddresses(ctx_.local_addresses, ctx_.next_local_address);
     }
     options.server_name = hs.target.host;

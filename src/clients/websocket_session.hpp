@@ -63,6 +63,9 @@ class WebSocketSession {
     std::size_t max_message_bytes = 16 * 1024 * 1024;  // received, as sent and once inflated
     bool insecure = false;                  // skip TLS certificate verification
     Nanos close_timeout = 5 * kSecond;      // how long a close waits for the peer's close
+    // Source addresses for this socket, instead of the run's --local-addresses (empty: the
+    // run's). Taken in turn across the worker's sockets, as the run's are.
+    std::vector<boost::asio::ip::address> local_addresses;
   };
 
   struct ConnectResult {

@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <vector>
 
+#include "engine/arrival_pacer.hpp"
 #include "engine/arrival_schedule.hpp"
 #include "engine/worker.hpp"
 
@@ -14,19 +15,17 @@ namespace stampede::engine {
 
 namespace {
 
-constexpr int kCatchUpBatch = 64;
-
 class OpenModel final : public Executor {
  public:
   explicit OpenModel(Worker& w)
       : w_(w),
         schedule_(w.config().shape),
         max_vus_(share_of(w.config().shape.max_vus, w.config().count, w.config().index)),
-        next_(w.config().index),
+        pacer_(schedule_, w.config().index, w.config().count),
         arrival_timer_(w.io()),
         grace_timer_(w.io()) {}
 
-  void begin() override { on_arrival_timer(); }
+  void begin() override { turn(false); }
 
   void end(bool graceful) override {
     ending_ = true;
@@ -48,29 +47,48 @@ class OpenModel final : public Executor {
     Nanos scheduled;
   };
 
-  // Starts every arrival that is due by now (catching up after a late wake-up), then
-  // sleeps until the next one.
-  void on_arrival_timer() {
+  // One turn of the loop for arrivals: starts every arrival that is due by now (catching up
+  // after a late wake-up), then sleeps until the next one, coalescing wake-ups that would
+  // come less than a quantum apart (ArrivalPacer). `replies_read`: the loop has read the
+  // replies that had arrived since the previous turn (see yield_to_replies).
+  void turn(bool replies_read) {
     if (ending_) return;
-    const Nanos now_rel = w_.clock().now() - w_.start();
-    // Catching up happens in batches so that replies already waiting are read in between.
-    for (int batch = 0;; ++batch) {
-      if (batch == kCatchUpBatch) {
-        boost::asio::post(w_.io(), [this] { on_arrival_timer(); });
-        return;
+    pacer_.begin_turn(w_.clock().now() - w_.start());
+    for (;;) {
+      // The time is read again for each arrival: those that fell due while this turn
+      // started others are started in it too.
+      const ArrivalPacer::Step step = pacer_.next(w_.clock().now() - w_.start());
+      switch (step.kind) {
+        case ArrivalPacer::Step::Kind::done:
+          return;  // no more arrivals: the end timer stops the run
+        case ArrivalPacer::Step::Kind::sleep:
+          arrival_timer_.expires_at(time_point_at(w_.start() + step.at));
+          arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+            if (!ec) turn(false);
+          });
+          return;
+        case ArrivalPacer::Step::Kind::yield:
+          return yield_to_replies();
+        case ArrivalPacer::Step::Kind::start:
+          break;
       }
-      auto due = schedule_.due(next_);
-      if (!due) return;  // no more arrivals: the end timer stops the run
-      if (*due > now_rel) {
-        arrival_timer_.expires_at(time_point_at(w_.start() + *due));
-        arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
-          if (!ec) on_arrival_timer();
-        });
-        return;
+      // No free VU, but iterations are running whose replies may be waiting unread (a stall
+      // of the machine makes many arrivals due at once while their replies queue up): read
+      // them once before opening a new VU, which means a new connection, which is what feeds
+      // the next stall. The arrival keeps its scheduled time: the wait shows as lag.
+      if (free_.empty() && !running_.empty() && !replies_read && w_.vus_created() < max_vus_) {
+        return yield_to_replies();
       }
-      next_ += w_.config().count;
-      dispatch(w_.start() + *due);
+      pacer_.started();
+      dispatch(w_.start() + step.at);
     }
+  }
+
+  // Goes on with the arrivals once the loop has run the I/O completions that are ready now.
+  // Two posts: the first lands behind the loop's poll of the sockets, the second behind the
+  // completions that poll queued.
+  void yield_to_replies() {
+    boost::asio::post(w_.io(), [this] { boost::asio::post(w_.io(), [this] { turn(true); }); });
   }
 
   void dispatch(Nanos scheduled) {
@@ -130,7 +148,7 @@ class OpenModel final : public Executor {
   Worker& w_;
   ArrivalSchedule schedule_;
   long long max_vus_;
-  long long next_;  // index of this worker's next arrival
+  ArrivalPacer pacer_;  // refers to schedule_, declared before it
   boost::asio::steady_timer arrival_timer_;
   boost::asio::steady_timer grace_timer_;
   std::vector<Running> running_;

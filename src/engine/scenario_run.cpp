@@ -1,5 +1,7 @@
 #include "engine/scenario_run.hpp"
 
+#include <pthread.h>
+
 namespace stampede::engine {
 
 ScenarioRun::ScenarioRun(RunPlan plan, metrics::Registry& registry, std::function<void(int, metrics::Snapshot, bool)> publish)
@@ -60,6 +62,15 @@ void ScenarioRun::load() {
     join();
     std::rethrow_exception(error);
   }
+}
+
+std::vector<clockid_t> ScenarioRun::thread_cpu_clocks() {
+  std::vector<clockid_t> clocks;
+  for (auto& t : threads_) {
+    clockid_t clock{};
+    if (t.joinable() && pthread_getcpuclockid(t.native_handle(), &clock) == 0) clocks.push_back(clock);
+  }
+  return clocks;
 }
 
 void ScenarioRun::start(Nanos start) {

@@ -2,6 +2,7 @@
 // Runs one scenario on N worker threads (N = --threads). Every worker loads the scenario in
 // its own Lua state first; only when all have loaded does the run start, at one instant
 // shared by all of them.
+#include <ctime>
 #include <functional>
 #include <future>
 #include <memory>
@@ -38,6 +39,9 @@ class ScenarioRun {
   // True when every worker has finished; `on_finished` (if set before start) is called once
   // from the last worker's thread.
   bool finished() const { return running_ == 0; }
+  // The CPU clock of each worker thread (pthread_getcpuclockid), after load(): how busy
+  // each one is, read from another thread (engine/generator_monitor.hpp).
+  std::vector<clockid_t> thread_cpu_clocks();
   std::function<void()> on_finished;
 
  private:

@@ -61,6 +61,7 @@ void Worker::run(Nanos start) {
   runtime_->set_run_start(start);
   set_live_vus(0);
   arm_second_timer();
+  loop_probe_.start(start_ + LoopProbe::kPeriod);
   const Nanos end = start_ + config_.shape.total_duration();
   end_timer_.expires_at(time_point_at(end));
   end_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -92,6 +93,7 @@ void Worker::executor_finished() {
   finished_ = true;
   second_timer_.cancel();
   end_timer_.cancel();
+  loop_probe_.stop();
   publish_second(true);
   // Posted: this may be called from inside a runtime callback, which must return first.
   boost::asio::post(io_, [this] {

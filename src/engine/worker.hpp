@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clients/client_context.hpp"
+#include "engine/loop_probe.hpp"
 #include "common/clock.hpp"
 #include "common/load_shape.hpp"
 #include "metrics/metric_sink.hpp"
@@ -81,6 +82,7 @@ class Worker {
   std::unique_ptr<scenario::ScenarioRuntime> runtime_;
   std::unique_ptr<Executor> executor_;
   boost::asio::steady_timer second_timer_{io_};
+  LoopProbe loop_probe_{io_, clock_, sink_};  // generator.loop_delay
   boost::asio::steady_timer end_timer_{io_};
   Nanos start_ = 0;
   std::int64_t second_ = 0;

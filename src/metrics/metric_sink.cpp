@@ -13,6 +13,7 @@ const char* kind_name(Kind kind) {
     case Kind::Counter: return "counter";
     case Kind::Check: return "check";
     case Kind::Gauge: return "gauge";
+    case Kind::Distribution: return "distribution";
   }
   return "unknown";
 }

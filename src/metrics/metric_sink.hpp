@@ -21,6 +21,9 @@ enum class Kind : std::uint8_t {
   Counter,  // a sum, optionally broken down by reason (errors)
   Check,    // passes and failures
   Gauge,    // a level sampled over time (e.g. live VUs); merged across workers by sum
+  // Plain values that are not durations (sizes of LiveView diffs, ...), kept in a Histogram
+  // like a timing but never shown as time: the unit comes from the name (metric_unit.hpp).
+  Distribution,
 };
 const char* kind_name(Kind);
 
@@ -57,7 +60,7 @@ class Registry {
 // One metric's data over some window (a second of one worker, or merged).
 struct MetricData {
   bool present = false;          // anything recorded at all
-  Histogram histogram;           // Timing
+  Histogram histogram;           // Timing, Distribution
   std::uint64_t count = 0;       // Timing: samples; Counter: sum; Check: total; Gauge: samples
   std::uint64_t failed = 0;      // Check: failures
   double gauge_last = 0;         // Gauge: last value set

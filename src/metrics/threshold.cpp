@@ -8,7 +8,8 @@ namespace stampede::metrics {
 
 namespace {
 
-enum class AppliesTo { Timing, Check, Any };
+// TimingOrGauge: `max` is also a gauge's highest level (e.g. {"generator.cpu", max = 90}).
+enum class AppliesTo { Timing, TimingOrGauge, Check, Any };
 
 struct Aggregation {
   std::string_view name;
@@ -24,7 +25,7 @@ constexpr Aggregation kAggregations[] = {
     {"p90", AggregationUnit::Milliseconds, AppliesTo::Timing, 90},
     {"p95", AggregationUnit::Milliseconds, AppliesTo::Timing, 95},
     {"p99", AggregationUnit::Milliseconds, AppliesTo::Timing, 99},
-    {"max", AggregationUnit::Milliseconds, AppliesTo::Timing, -1},
+    {"max", AggregationUnit::Milliseconds, AppliesTo::TimingOrGauge, -1},
     {"failed", AggregationUnit::Count, AppliesTo::Check, -1},
     {"failed_rate", AggregationUnit::Ratio, AppliesTo::Check, -1},
     {"count", AggregationUnit::Count, AppliesTo::Any, -1},
@@ -52,7 +53,8 @@ const char* unit_suffix(AggregationUnit unit) {
 // (nothing happened), so it is never "no samples" once the counter exists.
 std::uint64_t samples(const NamedMetric& metric) {
   switch (metric.kind) {
-    case Kind::Timing: return metric.data.histogram.count();
+    case Kind::Timing:
+    case Kind::Distribution: return metric.data.histogram.count();
     case Kind::Counter: return 1;
     case Kind::Check:
     case Kind::Gauge: return metric.data.count;
@@ -60,12 +62,17 @@ std::uint64_t samples(const NamedMetric& metric) {
   return 0;
 }
 
+// min, mean, pNN or max of a histogram, in the recorded values' unit (ns for a timing).
+double histogram_value(const Aggregation& a, const Histogram& h) {
+  if (a.percentile >= 0) return static_cast<double>(h.percentile(a.percentile));
+  if (a.name == "min") return static_cast<double>(h.min());
+  if (a.name == "max") return static_cast<double>(h.max());
+  return h.mean();
+}
+
 double timing_ms(const Aggregation& a, const Histogram& h) {
   constexpr double kNanosPerMilli = 1e6;
-  if (a.percentile >= 0) return static_cast<double>(h.percentile(a.percentile)) / kNanosPerMilli;
-  if (a.name == "min") return static_cast<double>(h.min()) / kNanosPerMilli;
-  if (a.name == "max") return static_cast<double>(h.max()) / kNanosPerMilli;
-  return h.mean() / kNanosPerMilli;
+  return histogram_value(a, h) / kNanosPerMilli;
 }
 
 ThresholdResult unjudged(const ThresholdSpec& spec, std::string why) {
@@ -98,9 +105,12 @@ ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, dou
     return unjudged(spec, fmt::format("no samples: \"{}\" was never recorded", spec.metric));
   }
   const Kind kind = metric->kind;
-  if ((a->applies_to == AppliesTo::Timing && kind != Kind::Timing) ||
+  const bool histogram = kind == Kind::Timing || kind == Kind::Distribution;
+  if ((a->applies_to == AppliesTo::Timing && !histogram) ||
+      (a->applies_to == AppliesTo::TimingOrGauge && !histogram && kind != Kind::Gauge) ||
       (a->applies_to == AppliesTo::Check && kind != Kind::Check)) {
-    const char* wanted = a->applies_to == AppliesTo::Timing ? "timing" : "check";
+    const char* wanted = a->applies_to == AppliesTo::Check ? "check"
+                         : a->applies_to == AppliesTo::Timing ? "timing" : "timing or a gauge";
     return unjudged(spec, fmt::format("{} applies to a {}, but \"{}\" is a {}", a->name, wanted,
                                       spec.metric, kind_name(kind)));
   }
@@ -109,22 +119,33 @@ ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, dou
   }
 
   const MetricData& data = metric->data;
-  const std::uint64_t count = kind == Kind::Timing ? data.histogram.count() : data.count;
+  const std::uint64_t count = histogram ? data.histogram.count() : data.count;
   double value = 0;
-  switch (a->unit) {
-    case AggregationUnit::Milliseconds: value = timing_ms(*a, data.histogram); break;
-    case AggregationUnit::Ratio:
-      value = static_cast<double>(data.failed) / static_cast<double>(data.count);
-      break;
-    case AggregationUnit::Count:
-      value = static_cast<double>(a->name == "failed" ? data.failed : count);
-      break;
-    case AggregationUnit::PerSecond:
-      if (!(duration_seconds > 0) || !std::isfinite(duration_seconds)) {
-        return unjudged(spec, fmt::format("rate needs a duration above zero, got {}s", duration_seconds));
-      }
-      value = static_cast<double>(count) / duration_seconds;
-      break;
+  AggregationUnit unit = a->unit;
+  if (kind == Kind::Gauge && a->name == "max") {
+    // A gauge's max is its highest level, in the gauge's own unit.
+    unit = AggregationUnit::Count;
+    value = data.gauge_max;
+  } else if (kind == Kind::Distribution && a->unit == AggregationUnit::Milliseconds) {
+    // min, mean, pNN and max of plain values are in the values' own unit (bytes, ...).
+    unit = AggregationUnit::Count;
+    value = histogram_value(*a, data.histogram);
+  } else {
+    switch (a->unit) {
+      case AggregationUnit::Milliseconds: value = timing_ms(*a, data.histogram); break;
+      case AggregationUnit::Ratio:
+        value = static_cast<double>(data.failed) / static_cast<double>(data.count);
+        break;
+      case AggregationUnit::Count:
+        value = static_cast<double>(a->name == "failed" ? data.failed : count);
+        break;
+      case AggregationUnit::PerSecond:
+        if (!(duration_seconds > 0) || !std::isfinite(duration_seconds)) {
+          return unjudged(spec, fmt::format("rate needs a duration above zero, got {}s", duration_seconds));
+        }
+        value = static_cast<double>(count) / duration_seconds;
+        break;
+    }
   }
 
   ThresholdResult result;
@@ -132,9 +153,10 @@ ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, dou
   result.judged = true;
   result.value = value;
   result.pass = value <= spec.limit;  // false for a NaN limit
-  const char* unit = unit_suffix(a->unit);
-  result.message = fmt::format("{} {:.6g}{} {} {:.6g}{}", a->name, value, unit,
-                               result.pass ? "<=" : ">", spec.limit, unit);
+  if (unit != a->unit) result.unit = unit;
+  const char* suffix = unit_suffix(unit);
+  result.message = fmt::format("{} {:.6g}{} {} {:.6g}{}", a->name, value, suffix,
+                               result.pass ? "<=" : ">", spec.limit, suffix);
   return result;
 }
 

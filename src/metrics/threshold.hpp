@@ -2,6 +2,7 @@
 // Thresholds: "metric aggregation <= limit", judged on a run's (or a window's) metrics.
 // A CI gate must never pass silently: a threshold that cannot be judged (unknown
 // aggregation, no samples, an aggregation the metric's kind does not have) fails.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,14 @@ struct ThresholdResult {
   // When judged, e.g. "p95 31.9ms <= 250ms"; otherwise why it could not be, e.g.
   // "no samples: \"http.request\" recorded nothing".
   std::string message;
+  // Set when the value's unit is not the aggregation's: a gauge's `max` is a plain level.
+  std::optional<AggregationUnit> unit;
 };
+
+// The unit `result.value` (and its limit) is in.
+inline AggregationUnit result_unit(const ThresholdResult& result) {
+  return result.unit ? *result.unit : aggregation_unit(result.spec.aggregation);
+}
 
 // `duration_seconds` is the span the metrics cover (for `rate`).
 ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds);

@@ -18,6 +18,11 @@
 // double/single/unquoted values or none, entities decoded, comments, <script>/<style> skipped)
 // and tracks open elements loosely (an end tag closes the nearest open element of that name).
 // It never throws and never reads past the input.
+//
+// Written in: liveview_html_text.cpp (characters, entities), liveview_html_tokenizer.cpp
+// (scan_html), liveview_selector.cpp, liveview_page_capture.cpp (matching an element and its
+// subtree), liveview_page_query.cpp (find_element, element_text, find_form) and
+// liveview_page.cpp (versions, scan_page).
 #include <compare>
 #include <cstddef>
 #include <functional>

@@ -29,6 +29,10 @@
 //   should fail the VU's LiveView. The merger walks templates up to 256 deep: parse frames
 //   with boost::json::parse_options::max_depth of 264 or more before passing values in
 //   (Boost.JSON's default of 32 is shallower than real pages nest; the text overloads do it).
+//
+// Written in: liveview_rendered_tree (the model), _check (a diff against the state, before
+// anything changes), _apply (the checked diff into the tree), _stream, _merge (a whole join or
+// diff, components and their graph), _html (rendering) and liveview_rendered.cpp (this API).
 #include <boost/json/fwd.hpp>
 
 #include <memory>

@@ -11,6 +11,9 @@
 // JSON payloads are kept as the exact text the peer sent (the substring of the frame), not
 // re-serialized: decoding validates the whole frame in one pass without building a DOM, and
 // encoding splices the payload text in without parsing it. Callers always get valid JSON.
+//
+// Written in: phoenix_message_decode.cpp (with phoenix_json_reader.hpp) and
+// phoenix_message_encode.cpp.
 #include <cstddef>
 #include <optional>
 #include <string>

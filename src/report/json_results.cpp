@@ -6,6 +6,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "metrics/metric_unit.hpp"
+#include "report/find_limit_json.hpp"
 #include "report/utf8_text.hpp"
 
 namespace stampede::report {
@@ -38,6 +40,25 @@ json::object timing_json(const MetricFigures& f) {
   o["p95_ms"] = any ? ms(f.p95) : nullptr;
   o["p99_ms"] = any ? ms(f.p99) : nullptr;
   o["max_ms"] = any ? ms(f.max) : nullptr;
+  return o;
+}
+
+// Like a timing, but the values are in their own unit (bytes, ...), so the fields carry no "_ms".
+json::object distribution_json(const MetricFigures& f) {
+  json::object o;
+  o["kind"] = "distribution";
+  o["unit"] = metrics::unit_name(metrics::distribution_unit(f.name));
+  o["count"] = f.count;
+  o["rate"] = number(f.rate);
+  const bool any = f.count > 0;
+  const auto value = [any](double v) { return any ? number(v) : json::value(nullptr); };
+  o["mean"] = value(f.mean);
+  o["min"] = value(static_cast<double>(f.min));
+  o["p50"] = value(static_cast<double>(f.p50));
+  o["p90"] = value(static_cast<double>(f.p90));
+  o["p95"] = value(static_cast<double>(f.p95));
+  o["p99"] = value(static_cast<double>(f.p99));
+  o["max"] = value(static_cast<double>(f.max));
   return o;
 }
 
@@ -75,6 +96,7 @@ void metrics_json(const std::vector<MetricFigures>& figures, json::object& into)
   for (const MetricFigures& f : figures) {
     switch (f.kind) {
       case metrics::Kind::Timing: metrics_object[text(f.name)] = timing_json(f); break;
+      case metrics::Kind::Distribution: metrics_object[text(f.name)] = distribution_json(f); break;
       case metrics::Kind::Counter: metrics_object[text(f.name)] = counter_json(f); break;
       case metrics::Kind::Gauge: metrics_object[text(f.name)] = gauge_json(f); break;
       case metrics::Kind::Check: checks[text(f.name)] = check_json(f); break;
@@ -108,12 +130,19 @@ json::object threshold_spec_json(const metrics::ThresholdSpec& spec) {
 
 json::object threshold_result_json(const metrics::ThresholdResult& t) {
   json::object o = threshold_spec_json(t.spec);
+  o["unit"] = aggregation_unit_name(metrics::result_unit(t));
   o["pass"] = t.pass;
   o["judged"] = t.judged;
   o["value"] = t.judged ? number(t.value) : nullptr;
   o["message"] = text(t.message);
   return o;
 }
+
+}  // namespace
+
+boost::json::object threshold_result_object(const metrics::ThresholdResult& t) { return threshold_result_json(t); }
+
+namespace {
 
 json::object options_json(const RunOptions& options) {
   const LoadShape& shape = options.shape;
@@ -144,6 +173,12 @@ json::object scenario_json(const ScenarioResult& r) {
   o["duration_ms"] = ms(r.duration);
   o["window"] = json::object{{"start_ms", ms(r.window_start)}, {"end_ms", ms(r.window_end)}};
   o["interrupts"] = r.interrupts;
+  if (!r.lost_ranks.empty()) {  // only distributed runs that lost a rank have it
+    json::array lost;
+    for (const auto& l : r.lost_ranks)
+      lost.push_back(json::object{{"rank", l.rank}, {"at_ms", ms(l.at)}, {"reason", text(l.reason)}});
+    o["lost_ranks"] = std::move(lost);
+  }
   o["passed"] = r.passed();
   o["options"] = options_json(r.options);
   metrics_json(r.metrics, o);
@@ -157,6 +192,8 @@ json::object scenario_json(const ScenarioResult& r) {
   json::array timeline;
   for (const SecondResult& s : r.timeline) timeline.push_back(second_json(s));
   o["timeline"] = std::move(timeline);
+  if (r.generator) o["generator"] = generator_json(*r.generator);
+  if (r.find_limit) o["find_limit"] = find_limit_json(*r.find_limit);
   return o;
 }
 

@@ -23,6 +23,9 @@ boost::json::object second_json(const SecondResult& second);
 // scenario's name added, and a newline.
 std::string second_json_line(std::string_view scenario, const SecondResult& second);
 
+// One judged threshold as the file writes it (also in find-limit steps).
+boost::json::object threshold_result_object(const metrics::ThresholdResult& result);
+
 // Names used in the file for enums, shared with the reader.
 const char* load_model_name(LoadModel model);              // "vus", "rate"
 const char* aggregation_unit_name(metrics::AggregationUnit unit);  // "ms", "count", "per_second", "ratio"

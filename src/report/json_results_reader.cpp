@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 #include <fmt/format.h>
 
+#include "report/find_limit_json.hpp"
 #include "report/json_results.hpp"
 
 namespace stampede::report {
@@ -88,7 +89,8 @@ metrics::Kind kind_named(const Node& n) {
   if (kind == "timing") return metrics::Kind::Timing;
   if (kind == "counter") return metrics::Kind::Counter;
   if (kind == "gauge") return metrics::Kind::Gauge;
-  n.fail("expected \"timing\", \"counter\" or \"gauge\"");
+  if (kind == "distribution") return metrics::Kind::Distribution;
+  n.fail("expected \"timing\", \"counter\", \"gauge\" or \"distribution\"");
 }
 
 MetricFigures read_metric(const std::string& name, const Node& n) {
@@ -108,6 +110,20 @@ MetricFigures read_metric(const std::string& name, const Node& n) {
       f.p99 = n.at("p99_ms").nanos_or_zero();
       f.max = n.at("max_ms").nanos_or_zero();
       break;
+    case metrics::Kind::Distribution: {
+      f.count = n.at("count").count();
+      f.rate = n.at("rate").number_or(0);
+      f.present = f.count > 0;
+      f.mean = n.at("mean").number_or(0);
+      const auto value = [&n](const char* key) { return static_cast<Nanos>(std::llround(n.at(key).number_or(0))); };
+      f.min = value("min");
+      f.p50 = value("p50");
+      f.p90 = value("p90");
+      f.p95 = value("p95");
+      f.p99 = value("p99");
+      f.max = value("max");
+      break;
+    }
     case metrics::Kind::Counter: {
       f.count = n.at("count").count();
       f.rate = n.at("rate").number_or(0);
@@ -216,6 +232,13 @@ ScenarioResult read_scenario(const Node& n) {
   r.window_start = n.at("window").at("start_ms").nanos();
   r.window_end = n.at("window").at("end_ms").nanos();
   r.interrupts = static_cast<int>(n.at("interrupts").integer());
+  if (n.has("lost_ranks")) {
+    const Node lost = n.at("lost_ranks");
+    for (std::size_t i = 0; i < lost.array().size(); ++i) {
+      const Node l = lost.index(i);
+      r.lost_ranks.push_back({static_cast<int>(l.at("rank").integer()), l.at("at_ms").nanos(), l.at("reason").string()});
+    }
+  }
   r.options = read_options(n.at("options"));
   r.metrics = read_metrics(n);
   const Node thresholds = n.at("thresholds");
@@ -229,6 +252,22 @@ ScenarioResult read_scenario(const Node& n) {
   r.requests = read_tally(n.at("requests"));
   const Node timeline = n.at("timeline");
   for (std::size_t i = 0; i < timeline.array().size(); ++i) r.timeline.push_back(read_second(timeline.index(i)));
+  // Optional sections (files from before they existed have none).
+  for (const char* key : {"generator", "find_limit"}) {
+    if (!n.has(key) || n.at(key).is_null()) continue;
+    const Node section = n.at(key);
+    try {
+      if (std::string_view(key) == "generator") {
+        r.generator = read_generator_json(section.object());
+      } else {
+        r.find_limit = read_find_limit_json(section.object());
+      }
+    } catch (const ResultsFormatError&) {
+      throw;
+    } catch (const std::exception& e) {
+      section.fail(e.what());
+    }
+  }
   return r;
 }
 

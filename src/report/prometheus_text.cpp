@@ -1,3 +1,4 @@
+#include "metrics/metric_unit.hpp"
 #include "report/prometheus_text.hpp"
 
 #include <algorithm>
@@ -108,6 +109,8 @@ std::vector<std::string> series_of(const std::string& base, metrics::Kind kind) 
     case metrics::Kind::Timing: return {base + "_seconds", base + "_seconds_sum", base + "_seconds_count"};
     case metrics::Kind::Counter: return {base + "_total", base + "_by_reason_total"};
     case metrics::Kind::Gauge: return {base};
+    // The base already ends in its unit ("stampede_live_diff_bytes").
+    case metrics::Kind::Distribution: return {base, base + "_sum", base + "_count"};
     case metrics::Kind::Check: return {};
   }
   return {};
@@ -136,18 +139,32 @@ std::map<std::pair<std::string, metrics::Kind>, std::string> family_bases(const 
   return bases;
 }
 
-void add_timing(Exposition& e, const std::string& base, const Labels& scenario, const MetricFigures& m) {
-  const std::string name = base + "_seconds";
-  Family& f = e.family(name, "summary", fmt::format("Stampede timing \"{}\" over the run so far, in seconds", m.name));
+// A Prometheus summary of a histogram's quantiles; recorded values are divided by `per_unit`
+// to get the exported unit (1e9 ns per second for timings).
+void add_summary(Exposition& e, const std::string& name, std::string help, const Labels& scenario,
+                 const MetricFigures& m, double per_unit) {
+  Family& f = e.family(name, "summary", std::move(help));
   const std::pair<const char*, Nanos> quantiles[] = {{"0.5", m.p50}, {"0.9", m.p90}, {"0.95", m.p95}, {"0.99", m.p99}};
   for (const auto& [q, value] : quantiles) {
     Labels labels = scenario;
     labels.emplace_back("quantile", q);
     // A quantile of no samples is NaN in Prometheus' own client libraries.
-    f.samples.push_back({name, labels, m.count > 0 ? static_cast<double>(value) / 1e9 : std::nan("")});
+    f.samples.push_back({name, labels, m.count > 0 ? static_cast<double>(value) / per_unit : std::nan("")});
   }
-  f.samples.push_back({name + "_sum", scenario, m.mean * static_cast<double>(m.count) / 1e9});
+  f.samples.push_back({name + "_sum", scenario, m.mean * static_cast<double>(m.count) / per_unit});
   f.samples.push_back({name + "_count", scenario, static_cast<double>(m.count)});
+}
+
+void add_timing(Exposition& e, const std::string& base, const Labels& scenario, const MetricFigures& m) {
+  add_summary(e, base + "_seconds", fmt::format("Stampede timing \"{}\" over the run so far, in seconds", m.name),
+              scenario, m, 1e9);
+}
+
+void add_distribution(Exposition& e, const std::string& base, const Labels& scenario, const MetricFigures& m) {
+  add_summary(e, base,
+              fmt::format("Stampede distribution \"{}\" over the run so far, in {}", m.name,
+                          metrics::unit_name(metrics::distribution_unit(m.name))),
+              scenario, m, 1);
 }
 
 void add_counter(Exposition& e, const std::string& base, const Labels& scenario, const MetricFigures& m) {
@@ -231,6 +248,7 @@ std::string prometheus_text(const std::vector<ScenarioResult>& scenarios) {
         if (m.name != key.first || m.kind != key.second) continue;
         switch (m.kind) {
           case metrics::Kind::Timing: add_timing(e, base, scenario, m); break;
+          case metrics::Kind::Distribution: add_distribution(e, base, scenario, m); break;
           case metrics::Kind::Counter: add_counter(e, base, scenario, m); break;
           case metrics::Kind::Gauge: add_gauge(e, base, scenario, m); break;
           case metrics::Kind::Check: break;

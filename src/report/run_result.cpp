@@ -5,6 +5,8 @@
 namespace stampede::report {
 
 bool ScenarioResult::passed() const {
+  // A find-limit run passes when it found a level that held.
+  if (find_limit && !find_limit->limit) return false;
   return std::all_of(thresholds.begin(), thresholds.end(), [](const auto& t) { return t.pass; });
 }
 

@@ -19,6 +19,7 @@
 #include "common/load_shape.hpp"
 #include "metrics/metric_sink.hpp"
 #include "metrics/threshold.hpp"
+#include "report/find_limit_result.hpp"
 #include "report/summary_model.hpp"
 
 namespace stampede::report {
@@ -47,8 +48,8 @@ struct MetricFigures {
   bool present = false;     // anything recorded in the window
   std::uint64_t count = 0;  // timing: samples; counter: sum; check: passes + fails; gauge: samples
   double rate = 0;          // count per second of the window
-  // Timing, when count > 0.
-  double mean = 0;  // ns (a mean need not be a whole nanosecond)
+  // Timing and Distribution, when count > 0 (ns for a timing, the values' unit otherwise).
+  double mean = 0;  // a mean need not be a whole nanosecond
   Nanos min = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;
   // Counter: the breakdown, most frequent first (ties by reason).
   std::vector<ReasonCount> reasons;
@@ -95,12 +96,21 @@ struct ScenarioResult {
   Nanos window_start = 0;
   Nanos window_end = 0;
   int interrupts = 0;  // Ctrl-Cs received (1: graceful stop; 2: stopped at once)
+  // Distributed runs: ranks that died or stalled; what they measured until then is kept.
+  struct LostRank {
+    int rank = 0;
+    Nanos at = 0;  // since the start of the run
+    std::string reason;
+  };
+  std::vector<LostRank> lost_ranks;
 
   std::vector<MetricFigures> metrics;  // every metric, checks included, sorted by name
   metrics::RequestTally requests;
   std::vector<metrics::ThresholdResult> thresholds;  // in the order they were declared
   std::vector<IterationErrorGroup> iteration_errors;  // most frequent first
   std::vector<SecondResult> timeline;                 // in order of seconds
+  std::optional<GeneratorFigures> generator;  // the generator's own figures over the run
+  std::optional<FindLimitResult> find_limit;  // with --find-limit: the steps and the limit
 
   bool passed() const;  // every threshold passed (true when there are none)
 };

@@ -52,7 +52,8 @@ MetricFigures figures_of(const metrics::NamedMetric& metric, double window_secon
   f.present = metric.data.present;
   const metrics::MetricData& d = metric.data;
   switch (metric.kind) {
-    case metrics::Kind::Timing: timing_figures(d.histogram, f); break;
+    case metrics::Kind::Timing:
+    case metrics::Kind::Distribution: timing_figures(d.histogram, f); break;
     case metrics::Kind::Counter:
       f.count = d.count;
       f.reasons = sorted_reasons(d);

@@ -52,7 +52,12 @@ class MetricRows {
   TableRow row(const NamedMetric& m) const {
     TableRow r{&m, {}, {}};
     switch (m.kind) {
-      case Kind::Timing: timing_cells(m, r.cells); break;
+      case Kind::Timing: histogram_cells(m, r.cells, [](double v) { return format_nanos(std::llround(v)); }); break;
+      case Kind::Distribution: {
+        const metrics::ValueUnit unit = metrics::distribution_unit(m.name);
+        histogram_cells(m, r.cells, [unit](double v) { return format_value(unit, v); });
+        break;
+      }
       case Kind::Counter: r.cells = {fmt::format("{}", m.data.count), rate(m.data.count)}; break;
       case Kind::Gauge: r.text = gauge_text(m.data); break;
       case Kind::Check: break;  // in their own section
@@ -66,16 +71,17 @@ class MetricRows {
     return fmt::format("{:.2f}", static_cast<double>(count) / window_seconds_);
   }
 
-  void timing_cells(const NamedMetric& m, std::vector<std::string>& cells) const {
+  template <typename Format>
+  void histogram_cells(const NamedMetric& m, std::vector<std::string>& cells, Format format) const {
     const metrics::Histogram& h = m.data.histogram;
     cells = {fmt::format("{}", h.count()), rate(h.count())};
     if (h.count() == 0) {
       cells.resize(kColumns.size(), "-");
       return;
     }
-    cells.push_back(format_nanos(static_cast<Nanos>(std::llround(h.mean()))));
-    for (const double p : {50.0, 90.0, 95.0, 99.0}) cells.push_back(format_nanos(h.percentile(p)));
-    cells.push_back(format_nanos(h.max()));
+    cells.push_back(format(h.mean()));
+    for (const double p : {50.0, 90.0, 95.0, 99.0}) cells.push_back(format(static_cast<double>(h.percentile(p))));
+    cells.push_back(format(static_cast<double>(h.max())));
   }
 
   static std::string gauge_text(const metrics::MetricData& d) {

@@ -23,7 +23,7 @@ std::string format_aggregation_value(metrics::AggregationUnit unit, double value
 
 std::string format_threshold_line(const metrics::ThresholdResult& result) {
   const metrics::ThresholdSpec& spec = result.spec;
-  const auto unit = metrics::aggregation_unit(spec.aggregation);
+  const auto unit = metrics::result_unit(result);
   const std::string outcome =
       result.judged ? format_aggregation_value(unit, result.value) : result.message;
   return fmt::format("{} {} {} <= {} ({})", result.pass ? "pass" : "fail", spec.metric,

@@ -72,4 +72,21 @@ std::string format_number(double value) {
   return fmt::format("{:.2f}", value);
 }
 
+std::string format_bytes(double bytes) {
+  constexpr const char* kSuffixes[] = {"kB", "MB", "GB", "TB"};
+  if (!(std::fabs(bytes) >= 1000)) return fmt::format("{}B", format_number(std::round(bytes * 100) / 100));
+  double scaled = bytes / 1000;
+  std::size_t i = 0;
+  // Carry before formatting, so 999,999 B reads "1.00 MB", not "1000.00 kB".
+  while (i + 1 < std::size(kSuffixes) && std::fabs(scaled) >= 999.995) {
+    scaled /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.2f}{}", scaled, kSuffixes[i]);
+}
+
+std::string format_value(metrics::ValueUnit unit, double value) {
+  return unit == metrics::ValueUnit::Bytes ? format_bytes(value) : format_number(value);
+}
+
 }  // namespace stampede::report

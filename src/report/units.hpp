@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/clock.hpp"
+#include "metrics/metric_unit.hpp"
 
 namespace stampede::report {
 
@@ -16,5 +17,10 @@ std::string format_seconds(Nanos value);
 std::string format_clock(Nanos value);
 // Integers without decimals ("12", "500"), anything else with 2 ("0.50").
 std::string format_number(double value);
+// A size in bytes, in decimal units as k6 prints data, without a space so that a summary
+// row splits on whitespace like the timings' "10.72ms": "512B", "1.50kB", "12.30MB".
+std::string format_bytes(double bytes);
+// A Distribution metric's value in its unit (metrics/metric_unit.hpp).
+std::string format_value(metrics::ValueUnit unit, double value);
 
 }  // namespace stampede::report

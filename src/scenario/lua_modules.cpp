@@ -1,8 +1,10 @@
 #include "scenario/lua_modules.hpp"
 
 #include <lua.hpp>
+#include <stdexcept>
 #include <string>
 
+#include "common/address_list.hpp"
 #include "proto/duration.hpp"
 #include "scenario/scenario_runtime.hpp"
 
@@ -45,6 +47,32 @@ Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
   auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
   if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
   return *d;
+}
+
+std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int index, const char* fn) {
+  if (lua_isnoneornil(L, index)) return {};
+  if (index < 0) index = lua_gettop(L) + index + 1;
+  std::vector<std::string> items;
+  if (lua_type(L, index) == LUA_TSTRING) {
+    items.emplace_back(lua_tostring(L, index));
+  } else if (lua_istable(L, index)) {
+    for (std::size_t i = 1; i <= lua_objlen(L, index); ++i) {
+      lua_rawgeti(L, index, static_cast<int>(i));
+      if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s: local_addresses must be strings such as \"127.0.0.2\"", fn);
+      items.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_error(L, "%s: local_addresses must be a string or a list of strings such as \"127.0.0.2-127.0.0.9\"", fn);
+  }
+  std::string error;
+  try {
+    return parse_address_list(items);
+  } catch (const std::invalid_argument& e) {
+    error = e.what();  // luaL_error longjmps: no exception may be in flight
+  }
+  luaL_error(L, "%s: local_addresses: %s", fn, error.c_str());
+  return {};
 }
 
 Vu& require_vu(lua_State* L, const char* function_name) {

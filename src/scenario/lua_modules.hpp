@@ -2,6 +2,9 @@
 // The Lua modules Stampede gives scenarios. Each lives in its own module_*.cpp file and
 // only adapts a C++ call to a coroutine and a table: no protocol logic here.
 #include <string>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
 
 #include "common/clock.hpp"
 
@@ -31,6 +34,10 @@ void run_module_lua(lua_State* L, const char* source, const char* chunk_name);
 // A duration argument: a number of milliseconds or a string such as "30s"; `fallback` when
 // the argument is nil or absent. Raises a Lua error naming `fn` when it is not a duration.
 Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback);
+
+// A `local_addresses` option: "127.0.0.2", "127.0.0.2-127.0.0.9", "a,b" or a list of those;
+// empty when nil. Raises a Lua error naming `fn` and the bad address.
+std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int index, const char* fn);
 
 // Raises a Lua error from a binding when it is called outside a VU (at load time).
 struct Vu;

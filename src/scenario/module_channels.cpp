@@ -269,6 +269,9 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "insecure");
     if (!lua_isnil(L, -1)) ws_options.insecure = lua_toboolean(L, -1) != 0;
     lua_pop(L, 1);
+    lua_getfield(L, 2, "local_addresses");
+    ws_options.local_addresses = local_addresses_arg(L, -1, "channels.connect");
+    lua_pop(L, 1);
     lua_getfield(L, 2, "buffer");
     if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
     lua_pop(L, 1);

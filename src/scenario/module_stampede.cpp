@@ -56,18 +56,21 @@ int l_increment(lua_State* L) {
   return 0;
 }
 
+void wake_from_sleep(void* arg) {
+  Vu& vu = *static_cast<Vu*>(arg);
+  if (vu.thread == nullptr) return;
+  runtime_of(vu.thread)->resume(vu, vu.epoch, [](lua_State*) { return 0; });
+}
+
 int l_sleep(lua_State* L) {
   luaL_checkany(L, 1);
   const Nanos d = duration_arg(L, 1, "stampede.sleep", 0);
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "stampede.sleep");
-  if (!vu.timer) vu.timer = std::make_unique<boost::asio::steady_timer>(rt->context().io);
-  vu.timer->expires_after(std::chrono::nanoseconds(d));
-  vu.timer->async_wait([rt, &vu, epoch = vu.epoch](const boost::system::error_code& ec) {
-    // Aborted: the VU was interrupted or its runtime is going away; touch neither.
-    if (ec == boost::asio::error::operation_aborted) return;
-    rt->resume(vu, epoch, [](lua_State*) { return 0; });
-  });
+  // The timer is the VU's own: interrupting the VU or destroying it cancels it, so when it
+  // fires the VU is still sleeping in this call (its runtime is the one of its coroutine).
+  // Never fires inside this call, even for 0: the coroutine yields first.
+  rt->context().timers().schedule_after(vu.timer, d, &wake_from_sleep, &vu);
   return lua_yield(L, 0);
 }
 

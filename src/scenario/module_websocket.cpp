@@ -91,6 +91,9 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "insecure");
     if (!lua_isnil(L, -1)) opts.insecure = lua_toboolean(L, -1) != 0;
     lua_pop(L, 1);
+    lua_getfield(L, 2, "local_addresses");
+    opts.local_addresses = local_addresses_arg(L, -1, "websocket.connect");
+    lua_pop(L, 1);
     lua_getfield(L, 2, "max_message_size");
     if (lua_type(L, -1) == LUA_TNUMBER) opts.max_message_bytes = static_cast<std::size_t>(lua_tonumber(L, -1));
     lua_pop(L, 1);

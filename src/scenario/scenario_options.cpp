@@ -119,7 +119,7 @@ std::vector<ThresholdOption> read_thresholds(lua_State* L, int index, const std:
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
                                                 "start_rate", "rate_stages", "max_vus",       "graceful_stop",
-                                                "thresholds", "local_addresses", "insecure"};
+                                                "thresholds", "local_addresses", "insecure",   "find_limit"};
   return keys;
 }
 
@@ -152,6 +152,8 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.graceful_stop = read_duration(L, v, at);
     } else if (key == "thresholds") {
       o.thresholds = read_thresholds(L, v, at);
+    } else if (key == "find_limit") {
+      o.find_limit = read_find_limit_option(L, v, at);
     } else if (key == "insecure") {
       o.insecure = lua_toboolean(L, v) != 0;
     } else if (key == "local_addresses") {

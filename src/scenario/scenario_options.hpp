@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/load_shape.hpp"
+#include "scenario/find_limit_option.hpp"
 
 struct lua_State;
 
@@ -29,6 +30,7 @@ struct ScenarioOptions {
   std::vector<ThresholdOption> thresholds;
   std::vector<std::string> local_addresses;
   bool insecure = false;
+  std::optional<FindLimitOption> find_limit;  // how --find-limit steps the load
 };
 
 // Reads the table at `index`. `where` prefixes every error ("loadtest/api.lua: options").

@@ -301,7 +301,7 @@ void ScenarioRuntime::interrupt(Vu& vu) {
   vu.running = false;
   run_iteration_cleanup(vu);
   if (vu.http) vu.http->close_all();
-  if (vu.timer) vu.timer->cancel();
+  vu.timer.cancel();
   if (vu.thread != nullptr) {
     by_thread_.erase(vu.thread);
     luaL_unref(L_, LUA_REGISTRYINDEX, vu.thread_ref);

@@ -153,7 +153,12 @@ void Connection::dispatch(Nanos received_at) {
     slot.response.clear();
     slot.response.set_static(500, kJson, R"({"error":"internal error"})");
   }
-  hold(slot, slot.measured ? slot.response.delay.value_or(drawn) : 0);
+  Nanos held = slot.measured ? slot.response.delay.value_or(drawn) : 0;
+  if (slot.measured) {
+    slot.in_flight = true;
+    held += worker_.in_flight().enter();  // --capacity: longer past N requests in flight
+  }
+  hold(slot, held);
 }
 
 void Connection::answer_control(PendingResponse& slot, std::string_view path, std::string_view method) {
@@ -301,6 +306,7 @@ void Connection::finish_write() {
   for (std::size_t i = 0; i < in_flight_; ++i) {
     const auto& slot = queue_.at(0);
     if (slot.measured) held.push_back(written_at - slot.received_at);
+    if (slot.in_flight) worker_.in_flight().leave();
     last = last || !slot.keep_alive;
     upgraded = upgraded || slot.upgrade;
     queue_.pop_front();
@@ -369,7 +375,12 @@ void Connection::close() {
   boost::system::error_code ec;
   socket_.close(ec);
   linger_timer_.cancel();
-  for (std::size_t i = 0; i < queue_.size(); ++i) queue_.at(i).timer.cancel();
+  for (std::size_t i = 0; i < queue_.size(); ++i) {
+    PendingResponse& slot = queue_.at(i);
+    slot.timer.cancel();
+    if (slot.in_flight) worker_.in_flight().leave();  // never to be answered
+    slot.in_flight = false;
+  }
 }
 
 }  // namespace stampede::target

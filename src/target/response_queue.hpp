@@ -28,6 +28,7 @@ struct PendingResponse {
   bool interim = false;     // "100 Continue" before the body of the request that follows
   bool upgrade = false;     // "101 Switching Protocols" (in response.body): the last HTTP response
   bool ready = false;       // may be written (hold over, or nothing to wait for)
+  bool in_flight = false;   // counted in the worker's InFlightLimit until written or dropped
 
   void recycle() {
     response.clear();
@@ -39,6 +40,7 @@ struct PendingResponse {
     interim = false;
     upgrade = false;
     ready = false;
+    in_flight = false;
   }
 };
 

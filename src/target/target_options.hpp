@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/clock.hpp"
+#include "target/capacity_limit.hpp"
 #include "target/delay_spec.hpp"
 #include "target/listen_address.hpp"
 #include "target/liveview_dialect.hpp"
@@ -15,8 +16,10 @@ namespace stampede::target {
 struct TargetOptions {
   ListenAddress listen;                // --listen (port 0: any free port, see TargetServer::port())
   DelaySpec delay = FixedDelay{0};     // --delay
+  std::optional<CapacitySpec> capacity;  // --capacity: past N requests in flight, each held longer
   std::optional<std::uint64_t> seed;   // --seed; absent: a random seed per start
   unsigned threads = 1;                // --threads: one event loop (and acceptor) each
+  bool share_port = false;             // join other processes on the port (SO_REUSEPORT): --procs
   std::string truth_out;               // --truth-out: run_target_command writes the truth here at exit
   // WebSockets (/socket/websocket, /ws):
   Nanos ws_idle_timeout = 60 * kSecond;  // --ws-idle-timeout: closed (1000) after this long without a client frame

@@ -46,6 +46,7 @@ void TargetServer::Impl::start() {
   shared.routes = &routes;
   shared.channels = channels.get();
   shared.delay = options.delay;
+  shared.capacity = options.capacity;
   shared.worker_count = options.threads;
   shared.ws_idle_timeout = options.ws_idle_timeout;
   shared.ws_compress = options.ws_compress;
@@ -59,7 +60,7 @@ void TargetServer::Impl::start() {
   try {
     for (unsigned i = 0; i < options.threads; ++i) {
       auto worker = std::make_unique<Worker>(shared, i, seed + i);
-      worker->listen(endpoint, options.threads > 1);
+      worker->listen(endpoint, options.threads > 1 || options.share_port);
       // Port 0: the first worker's port is where the others must listen too.
       endpoint.port(worker->port());
       workers.push_back(std::move(worker));

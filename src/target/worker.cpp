@@ -38,6 +38,7 @@ void report_accept_trouble(const boost::system::error_code& ec) {
 Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
     : shared_(shared),
       sampler_(shared.delay, seed),
+      in_flight_(shared.capacity),
       read_buffer_(kReadBufferBytes, '\0'),
       io_(1),
       acceptor_(io_.get_executor()),

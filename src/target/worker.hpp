@@ -8,6 +8,7 @@
 
 #include "common/clock.hpp"
 #include "target/asio_types.hpp"
+#include "target/capacity_limit.hpp"
 #include "target/delay_sampler.hpp"
 #include "target/http_date.hpp"
 #include "target/liveview_dialect.hpp"
@@ -26,6 +27,7 @@ struct WorkerShared {
   TruthCollector* truth = nullptr;
   ChannelsHub* channels = nullptr;
   DelaySpec delay;
+  std::optional<CapacitySpec> capacity;  // --capacity: slower past this many requests in flight
   unsigned worker_count = 1;
   Nanos ws_idle_timeout = 60 * kSecond;  // a WebSocket that sends nothing for this long is closed
   bool ws_compress = false;              // accept permessage-deflate when offered
@@ -56,6 +58,7 @@ class Worker {
   std::vector<Nanos>& held_times() { return held_; }
   DelaySampler& sampler() { return sampler_; }
   RouteState& route_state() { return route_state_; }
+  InFlightLimit& in_flight() { return in_flight_; }
   std::string_view date_line() { return date_.header_line(); }
   // Scratch space for reads, shared by every connection of this worker, so an idle
   // connection owns no read buffer.
@@ -77,6 +80,7 @@ class Worker {
   std::vector<Nanos> held_;
   DelaySampler sampler_;
   RouteState route_state_;
+  InFlightLimit in_flight_;
   HttpDateCache date_;
   std::string read_buffer_;
   std::string inflate_buffer_;

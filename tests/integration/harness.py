@@ -74,13 +74,14 @@ class Result:
         self.code, self.out, self.err = code, out, err
 
     def metric(self, name):
-        """The summary row of `name` as a dict: count, rate, and for timings mean..max in ms."""
+        """The summary row of `name` as a dict: count, rate, and mean..max (timings in ms,
+        distributions of bytes in bytes)."""
         for line in self.out.splitlines():
             parts = line.split()
             if parts and parts[0] == name and len(parts) >= 3:
                 row = {"count": int(parts[1]), "rate": float(parts[2])}
                 for key, text in zip(["mean", "p50", "p90", "p95", "p99", "max"], parts[3:9]):
-                    row[key] = to_ms(text)
+                    row[key] = to_bytes(text) if BYTES_RE.fullmatch(text) else to_ms(text)
                 return row
         return None
 
@@ -89,6 +90,15 @@ class Result:
 
 
 UNITS = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+BYTES_RE = re.compile(r"([0-9.]+)(B|kB|MB|GB)")
+BYTE_UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
+
+
+def to_bytes(text):
+    m = BYTES_RE.fullmatch(text)
+    return float(m.group(1)) * BYTE_UNITS[m.group(2)]
 
 
 def to_ms(text):

@@ -2,7 +2,10 @@
 (LiveView 1.x under "/", 0.20 under "/lv020" with its socket at /lv020/live): what a browser
 does, measured, with every failure a clear error. Then servers that misbehave."""
 import json
+import os
 import re
+import subprocess
+import tempfile
 import time
 import unittest
 
@@ -89,8 +92,66 @@ class DialectTests:
         for m in ("live.page", "live.join", "live.event", "live.diff.bytes", "ws.connect", "http.request"):
             self.assertGreater(r.metric(m)["count"], 0, m + "\n" + repr(r))
         self.assertGreater(r.metric("live.diff.bytes.total")["count"], r.metric("live.diff.bytes")["count"], r)
+        # Sizes print as sizes: a counter page's diffs are tens to a few thousand bytes, never
+        # nanoseconds.
+        row = next(line for line in r.out.splitlines() if line.startswith("live.diff.bytes "))
+        self.assertRegex(row, r"\d(B|kB)\s", r)
+        self.assertNotRegex(row, r"(ns|µs|ms)\b", r)
+        self.assertTrue(10 <= r.metric("live.diff.bytes")["p50"] <= 20000, r)
         self.assertEqual(r.metric("live.event.errors")["count"], 0, r)
         self.assertEqual(r.metric("live.join.errors")["count"], 0, r)
+
+    def test_diff_sizes_are_a_distribution_of_bytes_in_the_results_file(self):
+        root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "results.json")
+            base = self.target.url + self.PREFIX
+            r = run(["run", scenario(base, self.SOCKET, self.PREFIX, """
+  local view = live.connect(BASE .. "/counter", OPTS)
+  view:click("inc")
+""", 'vus = 1, duration = "300ms", thresholds = { {"live.diff.bytes", p95 = 100000}, {"live.diff.bytes", max = 5} }'),
+                     "--quiet", "--out", out])
+            # Judged in bytes: were the values read as nanoseconds and the limits as ms,
+            # "max = 5" would pass.
+            self.assertEqual(r.code, 1, r)
+            with open(out) as f:
+                doc = json.load(f)
+            m = doc["results"][0]["metrics"]["live.diff.bytes"]
+            self.assertEqual((m["kind"], m["unit"]), ("distribution", "bytes"), m)
+            self.assertGreaterEqual(m["count"], 2, m)  # a join reply and a click reply per iteration
+            self.assertTrue(10 <= m["p50"] <= m["max"] <= 20000, m)
+            self.assertNotIn("p50_ms", m)
+            verdicts = [(t["aggregation"], t["pass"], t["unit"]) for t in doc["results"][0]["thresholds"]]
+            self.assertEqual(verdicts, [("p95", True, "count"), ("max", False, "count")], verdicts)
+            check = subprocess.run(["node", os.path.join(root, "tests", "js", "validate_results.js"),
+                                    os.path.join(root, "schema", "results.schema.json"), out],
+                                   capture_output=True, text=True, timeout=60)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+    def test_each_user_action_is_counted_once(self):
+        # The LiveView socket's joins and events are live.join / live.event only, not
+        # channel.join / channel.push as well; the page GET is also an http.request, as any
+        # request a browser makes.
+        r = self.run_body("""
+  local view = live.connect(BASE .. "/counter", OPTS)
+  view:click("inc")
+  view:click("inc")
+""")
+        self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
+        for name in ("channel.join", "channel.push", "channel.leave", "channel.messages", "channel.heartbeat"):
+            self.assertIsNone(r.metric(name), name + "\n" + repr(r))
+        pages, joins, events = (r.metric(m)["count"] for m in ("live.page", "live.join", "live.event"))
+        self.assertGreater(pages, 0, r)
+        self.assertEqual(joins, pages, r)
+        self.assertEqual(events, 2 * pages, r)
+        self.assertEqual(r.metric("http.request")["count"], pages, r)
+        # Every join and event is still one request in the run's request count (with the page
+        # GET and the socket's connect).
+        m = re.search(r"requests: (\d+) sent, (\d+) completed", r.out)
+        self.assertIsNotNone(m, r)
+        connects = r.metric("ws.connect")["count"]
+        self.assertEqual(connects, pages, r)
+        self.assertEqual(int(m.group(2)), pages + connects + joins + events, r)
 
     def test_form_validate_then_save_navigates_to_posts_with_the_flash(self):
         r = self.run_body("""

@@ -91,6 +91,23 @@ class HtmlReport(unittest.TestCase):
         run_check(self, "report_check.js", "--html", again, "--screenshot", artifact("report-from-json.png"),
                   "--literal", LITERAL)
 
+    def test_a_distribution_of_bytes_reads_as_sizes(self):
+        # No scenario API records a distribution, so one is added to a saved file, the way
+        # a LiveView run's live.diff.bytes would be written.
+        with open(self.json_path, encoding="utf-8") as f:
+            saved = json.load(f)
+        saved["results"][0]["metrics"]["payload.bytes"] = {
+            "kind": "distribution", "unit": "bytes", "count": 3, "rate": 0.5, "mean": 1213.5, "min": 120,
+            "p50": 120, "p90": 3400, "p95": 3400, "p99": 3400, "max": 3400}
+        with_sizes = os.path.join(self.dir, "with-sizes.json")
+        with open(with_sizes, "w", encoding="utf-8") as f:
+            json.dump(saved, f)
+        html = os.path.join(self.dir, "with-sizes.html")
+        r = run(["report", with_sizes, "--html", html])
+        self.assertEqual(r.code, 0, r)
+        run_check(self, "report_check.js", "--html", html, "--screenshot", artifact("report-distribution.png"),
+                  "--distribution-row", "payload.bytes 3 0.5/s 1.21 kB 120 B 3.40 kB")
+
     def test_report_command_says_what_is_wrong(self):
         not_results = os.path.join(self.dir, "not-results.json")
         with open(not_results, "w") as f:

@@ -5,6 +5,7 @@
 // as text. Keeps a full-page screenshot.
 //
 //   node report_check.js --html r.html --screenshot out.png [--literal '<script>alert(1)</script>']
+//                        [--distribution-row 'payload.bytes 1.54 kB']  (a row of the distributions table)
 //
 // One line per check ("ok - ..." / "not ok - ..."); exits 1 on any failure.
 "use strict";
@@ -13,7 +14,7 @@ const path = require("path");
 const {Checks, openPage, charts, parseArgs, checkChartsHaveData} = require("./browser");
 
 async function main() {
-  const args = parseArgs(process.argv, ["html", "screenshot", "literal"]);
+  const args = parseArgs(process.argv, ["html", "screenshot", "literal", "distribution-row"]);
   const checks = new Checks();
   const {page, problems, requests, close} = await openPage({
     allowRequest: (url) => url.startsWith("file:") || url.startsWith("data:"),
@@ -40,7 +41,13 @@ async function main() {
       errors: [...document.querySelectorAll("pre.error-message")].map((pre) => pre.textContent),
       injected: document.querySelectorAll("main script, main b, main img").length,
       bodyText: document.body.innerText,
+      distributions: [...document.querySelectorAll("table.distributions tbody tr")].map((tr) =>
+        [...tr.querySelectorAll("td")].map((td) => td.textContent.trim()).join(" ")),
     }));
+    if (args["distribution-row"]) {
+      checks.ok(seen.distributions.some((row) => row.includes(args["distribution-row"])),
+                "report: a distribution is shown in its own unit", seen.distributions);
+    }
     checks.ok(seen.timings.includes("http.request") && seen.timings.includes("iteration"), "report: summary table of timings", seen.timings);
     checks.ok(seen.thresholds > 0, "report: thresholds table", seen.thresholds);
     checks.ok(seen.checks > 0, "report: checks table", seen.checks);

@@ -24,6 +24,8 @@ class Thresholds : public ::testing::Test {
     const MetricId check = sink.id("status is 200", Kind::Check);
     for (int i = 0; i < 50; ++i) sink.check(check, i >= 2);
     sink.set_gauge(sink.id("vus", Kind::Gauge), 20);
+    const MetricId sizes = sink.id("live.diff.bytes", Kind::Distribution);
+    for (int i = 1; i <= 100; ++i) sink.record(sizes, i * 10);  // 10 B .. 1,000 B
     sink.id("ws.connect", Kind::Timing);
     sink.id("iteration.errors", Kind::Counter);
     Summary summary;
@@ -116,6 +118,20 @@ TEST_F(Thresholds, KindMismatchFails) {
             "failed_rate applies to a check, but \"http.request\" is a timing");
 }
 
+TEST_F(Thresholds, MaxOfAGaugeIsItsHighestLevel) {
+  // {"generator.cpu", max = 90}: a gauge's max is a plain level, not milliseconds.
+  const ThresholdResult below = judge_("vus", "max", 25);
+  EXPECT_TRUE(below.judged);
+  EXPECT_TRUE(below.pass);
+  EXPECT_EQ(below.value, 20);
+  EXPECT_EQ(result_unit(below), AggregationUnit::Count);
+  EXPECT_EQ(below.message, "max 20 <= 25");
+  EXPECT_FALSE(judge_("vus", "max", 19).pass);
+  EXPECT_EQ(judge_("vus", "p95", 1e9).message, "p95 applies to a timing, but \"vus\" is a gauge");
+  EXPECT_EQ(judge_("status is 200", "max", 1e9).message,
+            "max applies to a timing or a gauge, but \"status is 200\" is a check");
+}
+
 TEST_F(Thresholds, UnknownAggregationFailsWithTheValidOnes) {
   const ThresholdResult r = judge_("http.request", "p98", 1e9);
   EXPECT_FALSE(r.pass);
@@ -182,6 +198,20 @@ TEST(Summary, LateSecondsRaiseTheGaugeMaxButNotTheLast) {
   EXPECT_EQ(summary.last_second, 5);
   EXPECT_EQ(summary.metrics[0].gauge_max, 40);
   EXPECT_EQ(summary.metrics[0].gauge_last, 10);
+}
+
+TEST_F(Thresholds, ADistributionIsJudgedInItsOwnUnitNotInMilliseconds) {
+  const ThresholdResult p95 = judge_("live.diff.bytes", "p95", 960);
+  EXPECT_TRUE(p95.judged) << p95.message;
+  EXPECT_TRUE(p95.pass) << p95.message;
+  EXPECT_NEAR(p95.value, 950, 950 * 0.01);
+  EXPECT_EQ(result_unit(p95), AggregationUnit::Count);
+  // Read as nanoseconds in ms, 1,000 B would be 0.001 and pass a limit of 5.
+  const ThresholdResult max = judge_("live.diff.bytes", "max", 5);
+  EXPECT_FALSE(max.pass) << max.message;
+  EXPECT_NEAR(max.value, 1000, 10);
+  EXPECT_EQ(judge_("live.diff.bytes", "count", 100).value, 100);
+  EXPECT_FALSE(judge_("live.diff.bytes", "failed_rate", 1).judged);
 }
 
 }  // namespace

@@ -88,6 +88,17 @@ TEST(Compare, IterationLagIsShownNotJudged) {
   EXPECT_EQ(c.regressions(), 0u);
 }
 
+TEST(Compare, TheGeneratorsOwnTimingsAreShownNotJudged) {
+  const Comparison c =
+      compare_runs(run_with({testing::timing_figures("generator.loop_delay", 10, kMs, kMs, kMs), iterations(1)}),
+                   run_with({testing::timing_figures("generator.loop_delay", 10, 9 * kMs, 9 * kMs, 9 * kMs), iterations(1)}),
+                   10, "a", "b");
+  const FigureChange* p99 = change(c, "generator.loop_delay", "p99");
+  ASSERT_NE(p99, nullptr);
+  EXPECT_FALSE(p99->judged);
+  EXPECT_EQ(c.regressions(), 0u);
+}
+
 TEST(Compare, MetricsInOnlyOneRunAreListed) {
   const RunResult base = run_with({testing::timing_figures("http.request", 10, kMs, kMs, kMs),
                                    testing::timing_figures("ws.connect", 10, kMs, kMs, kMs), iterations(1)});

@@ -223,5 +223,25 @@ TEST(JsonResultsReader, SaysWhatIsWrongAndWhere) {
   EXPECT_EQ(error_of(json::serialize(doc)), "results[0].metrics[\"http.request\"].p95_ms: expected a number");
 }
 
+
+TEST(JsonResults, ADistributionKeepsItsUnitAndReadsBack) {
+  RunResult run = sample_run();
+  run.results[0].metrics.push_back(testing::diff_sizes());
+  const json::object doc = parsed(run);
+  const json::object& m = doc.at("results").as_array()[0].at("metrics").at("live.diff.bytes").as_object();
+  EXPECT_EQ(m.at("kind"), "distribution");
+  EXPECT_EQ(m.at("unit"), "bytes");
+  EXPECT_EQ(m.at("p95").to_number<double>(), 3400);
+  EXPECT_EQ(m.at("mean").to_number<double>(), 1213.5);
+  EXPECT_FALSE(m.contains("p95_ms"));
+  const RunResult read = read_results_json(results_json(run));
+  const MetricFigures* f = find_figures(read.results[0].metrics, "live.diff.bytes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->kind, metrics::Kind::Distribution);
+  EXPECT_EQ(f->p50, 120);
+  EXPECT_EQ(f->max, 3400);
+  EXPECT_EQ(f->count, 3u);
+}
+
 }  // namespace
 }  // namespace stampede::report

@@ -117,5 +117,17 @@ TEST(PrometheusText, NamesThatCollideAfterSanitisingKeepApart) {
   EXPECT_NE(text.find("# TYPE stampede_elapsed_seconds_2 gauge\n"), std::string::npos) << text;
 }
 
+
+TEST(PrometheusText, ADistributionIsASummaryInItsOwnUnit) {
+  ScenarioResult r;
+  r.scenario = "S";
+  r.metrics = {testing::diff_sizes()};
+  const std::string text = prometheus_text({r});
+  EXPECT_NE(text.find("# TYPE stampede_live_diff_bytes summary\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("stampede_live_diff_bytes{scenario=\"S\",quantile=\"0.95\"} 3400\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("stampede_live_diff_bytes_sum{scenario=\"S\"} 3640.5\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("live_diff_bytes_seconds"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace stampede::report

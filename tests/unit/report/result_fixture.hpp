@@ -25,6 +25,16 @@ inline MetricFigures timing_figures(std::string name, std::uint64_t count, Nanos
   return f;
 }
 
+// A distribution of sizes (live.diff.bytes): 2 diffs of 120 B, 1 of 3,400 B.
+inline MetricFigures diff_sizes() {
+  MetricFigures f = timing_figures("live.diff.bytes", 3, 120, 3400, 3400);
+  f.kind = metrics::Kind::Distribution;
+  f.mean = 1213.5;
+  f.min = 120;
+  f.max = 3400;
+  return f;
+}
+
 inline MetricFigures counter_figures(std::string name, std::uint64_t count, std::vector<ReasonCount> reasons = {}) {
   MetricFigures f;
   f.name = std::move(name);

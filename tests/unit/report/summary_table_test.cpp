@@ -166,5 +166,23 @@ TEST(SummaryTable, ColumnsGrowForWideFigures) {
   EXPECT_EQ(render_summary_table(model), expected);
 }
 
+
+TEST(SummaryTable, ADistributionOfBytesPrintsSizes) {
+  NamedMetric m{"live.diff.bytes", Kind::Distribution, {}};
+  m.data.present = true;
+  m.data.histogram.record(120, 2);
+  m.data.histogram.record(3400, 1);
+  SummaryModel model;
+  model.scenario = "S";
+  model.duration = kSecond;
+  model.window_end = kSecond;
+  model.metrics = {m};
+  const std::string text = render_summary_table(model);
+  EXPECT_NE(text.find("live.diff.bytes     3    3.00   1.21kB     120B   3.40kB   3.40kB   3.40kB   3.40kB\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("ns"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace stampede::report

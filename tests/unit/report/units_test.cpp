@@ -69,5 +69,22 @@ TEST(TextColumns, OneLineReplacesControlsAndCutsAtACharacter) {
   EXPECT_EQ(one_line("abc", 0), "");
 }
 
+TEST(FormatBytes, DecimalUnitsWithoutASpaceAndCarryToTheNextUnit) {
+  EXPECT_EQ(format_bytes(0), "0B");
+  EXPECT_EQ(format_bytes(512), "512B");
+  EXPECT_EQ(format_bytes(999), "999B");
+  EXPECT_EQ(format_bytes(1536), "1.54kB");
+  EXPECT_EQ(format_bytes(999'999), "1.00MB");
+  EXPECT_EQ(format_bytes(12'300'000), "12.30MB");
+  EXPECT_EQ(format_value(metrics::ValueUnit::Number, 7), "7");
+  EXPECT_EQ(format_value(metrics::ValueUnit::Bytes, 2000), "2.00kB");
+}
+
+TEST(DistributionUnit, TheNameSaysBytes) {
+  EXPECT_EQ(metrics::distribution_unit("live.diff.bytes"), metrics::ValueUnit::Bytes);
+  EXPECT_EQ(metrics::distribution_unit("payload.size"), metrics::ValueUnit::Number);
+  EXPECT_EQ(metrics::distribution_unit("bytes"), metrics::ValueUnit::Number);
+}
+
 }  // namespace
 }  // namespace stampede::report

@@ -1,0 +1,284 @@
+#include "cli/distributed_run.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#ifdef STAMPEDE_HAVE_MPI
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/dashboard_session.hpp"
+#include "cli/live_exports.hpp"
+#include "cli/result_files.hpp"
+#include "cli/run_output.hpp"
+#include "cli/scenario_execution.hpp"
+#include "cli/summary_lock.hpp"
+#include "cli/version.hpp"
+#include "distributed/coordinator.hpp"
+#include "distributed/launcher.hpp"
+#include "distributed/rank_dump.hpp"
+#include "distributed/rank_split.hpp"
+#include "distributed/rank_worker.hpp"
+#include "engine/generator_monitor.hpp"
+#include "engine/load_plan.hpp"
+#include "engine/scenario_run.hpp"
+#include "report/find_limit_table.hpp"
+#include "scenario/scenario_error.hpp"
+#endif
+
+namespace stampede::cli {
+
+#ifdef STAMPEDE_HAVE_MPI
+
+namespace {
+
+// Exit status of a run that lost a rank (0 ok, 1 threshold failed, 2 usage or scenario error).
+constexpr int kRankLost = 3;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Rank 0's run of one scenario: like run_command.cpp's run_one, plus the plan sent to the
+// other ranks, a common start, and their seconds merged in (one collector slot per rank).
+int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* live, distributed::Coordinator& coord,
+                   report::ScenarioResult& result) {
+  metrics::Registry registry;
+  PreparedScenario s = load_scenario(path, args, registry);
+  const LoadShape shape = engine::build_load_shape(s.options, args.overrides, path);
+  run_setup(s, registry);
+
+  distributed::RankPlan rank_plan;
+  rank_plan.file = path;
+  rank_plan.source = read_file(path);
+  rank_plan.shape = shape;
+  rank_plan.setup_data = s.setup_data;
+  rank_plan.insecure = s.insecure;
+  for (const auto& a : s.local_addresses) rank_plan.local_addresses.push_back(a.to_string());
+  const int threads = distributed::rank_threads(args.threads, shape, coord.ranks());
+  const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
+
+  engine::RunPlan plan;
+  plan.shape = shape;
+  plan.threads = threads;
+  plan.first_segment = 0;
+  plan.total_segments = segments.total;
+  plan.env = scenario::RuntimeEnv{path, 0, s.setup_data, s.insecure};
+  plan.local_addresses = s.local_addresses;
+
+  report::ScenarioResult header;
+  header.scenario = s.name;
+  header.file = path;
+  header.options = {shape, s.thresholds};
+  header.host = local_host_name();
+  header.threads = segments.total;
+  header.ranks = coord.ranks();
+
+  // Rank 0's own workers and monitor merge locally into slot 0 of the run's collector;
+  // slot r is rank r, fed by the coordinator.
+  metrics::Collector merged(static_cast<std::size_t>(coord.ranks()));
+  metrics::Collector local(static_cast<std::size_t>(threads) + 1);
+  local.subscribe([&merged](const metrics::Snapshot& second) { merged.push(0, second); });
+  RunOutput output(std::move(header), args.quiet, registry, merged, live);
+  merged.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
+
+  boost::asio::io_context main_io;
+  engine::ScenarioRun run(plan, registry, [&local](int worker, metrics::Snapshot snap, bool last) {
+    local.push(static_cast<std::size_t>(worker), std::move(snap));
+    if (last) local.finish(static_cast<std::size_t>(worker));
+  });
+  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
+  try {
+    run.load();
+  } catch (...) {
+    try {
+      coord.agree_start(false);  // the other ranks learn that nothing runs
+    } catch (const std::runtime_error&) {
+    }
+    throw;
+  }
+  const Nanos t0 = coord.agree_start(true);
+  const auto monitor_index = static_cast<std::size_t>(threads);
+  engine::GeneratorMonitor monitor(main_io, registry, run.thread_cpu_clocks(),
+                                   [&local, monitor_index](metrics::Snapshot snap, bool last) {
+                                     local.push(monitor_index, std::move(snap));
+                                     if (last) local.finish(monitor_index);
+                                   });
+
+  // Ctrl-C reaches rank 0 (mpirun itself ends the job on Ctrl-C: the guide says so); it
+  // stops every rank the way a single process stops.
+  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
+  int interrupts = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    ++interrupts;
+    output.interrupted(interrupts);
+    const bool graceful = interrupts == 1 && shape.graceful_stop > 0;
+    run.stop(graceful);
+    coord.stop_ranks(graceful);
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+  coord.watch(main_io, merged, registry, t0, [&](const distributed::LostRank& lost) {
+    output.warn(fmt::format("rank {} lost {:.1f} s into the run: {}; stopping every rank, keeping what was measured",
+                            lost.rank, static_cast<double>(lost.at) / kSecond, lost.why));
+    run.stop(false);
+    coord.stop_ranks(false);
+  });
+
+  output.started(t0);
+  if (live != nullptr && live->dashboard() != nullptr)
+    live->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output.result());
+  run.start(t0);
+  monitor.start(t0);
+  main_io.run();
+  monitor.finish();
+  run.join();
+  local.flush();
+  merged.finish(0);
+  coord.wait_for_ranks(main_io);
+  const Nanos ended = SteadyClock::monotonic_now();
+  merged.flush();
+
+  if (const std::string failed = run_teardown(s, registry); !failed.empty()) output.warn(failed);
+  std::lock_guard summary(summary_lock());
+  int status = output.finish(ended - t0, s.thresholds);
+  result = output.result();
+  for (const auto& lost : coord.lost()) result.lost_ranks.push_back({lost.rank, lost.at, lost.why});
+  // The generator's health is judged on rank 0's own figures, one process like every rank:
+  // its gauges (busiest thread's CPU, open files) are per process, and summed over ranks
+  // they would be compared with one process's limits.
+  result.generator = generator_figures(local, registry, 0, -1, std::max(1e-9, static_cast<double>(ended - t0) / kSecond),
+                                       peak_load(shape, merged.summary(), registry));
+  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
+  std::fflush(stdout);
+  for (const std::string& e : coord.rank_errors()) std::fprintf(stderr, "error: %s\n", e.c_str());
+  if (!coord.rank_errors().empty()) status = std::max(status, 2);
+  if (!args.cluster.rank_dump.empty()) {
+    distributed::write_dump(args.cluster.rank_dump, "rank-0", distributed::summary_dump_json(local.summary(), registry, 0));
+    distributed::write_dump(args.cluster.rank_dump, "merged", distributed::summary_dump_json(merged.summary(), registry, 0));
+  }
+  return status;
+}
+
+// Rank 0: the whole command, like run_command() for one process.
+int coordinate(const RunArgs& args, distributed::World& world) {
+  if (args.find_limit.enabled() || (args.parallel && args.files.size() > 1)) {
+    std::fprintf(stderr, "error: --find-limit and --parallel do not run over several processes yet; "
+                         "run them without mpirun\n");
+    world.abort(2);
+  }
+  std::unique_ptr<dashboard::LiveDashboard> dashboard;
+  std::unique_ptr<LiveExports> live;
+  try {
+    live = std::make_unique<LiveExports>(args.outputs);
+    if (args.dashboard.enabled) {
+      dashboard = open_dashboard(args.dashboard);
+      live->set_dashboard(dashboard.get());
+    }
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    world.abort(2);
+  }
+  report::RunResult run;
+  run.tool = {"stampede", version_number(), version_commit()};
+  int status = 0;
+  distributed::Coordinator coord(world, args.cluster.rank_timeout);
+  for (const auto& file : args.files) {
+    try {
+      report::ScenarioResult result;
+      status = std::max(status, coordinate_one(file, args, live.get(), coord, result));
+      run.results.push_back(std::move(result));
+      if (dashboard) dashboard->scenario_finished(run);
+      if (run.results.back().interrupts > 0 || !coord.lost().empty()) break;
+    } catch (const std::runtime_error& e) {  // scenario::ScenarioError, or a rank that could not load it
+      std::fprintf(stderr, "error: %s\n", e.what());
+      status = 2;
+      break;
+    }
+  }
+  if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
+  if (!coord.lost().empty()) {
+    for (const auto& lost : coord.lost())
+      std::fprintf(stderr, "error: rank %d was lost %.1f s into the run (%s); the results hold what was measured until then\n",
+                   lost.rank, static_cast<double>(lost.at) / kSecond, lost.why.c_str());
+    std::fflush(stderr);
+    // A collective with a dead rank may never return: end the job here, every rank.
+    world.abort(kRankLost);
+  }
+  coord.release();
+  if (dashboard && !run.results.empty() && run.results.back().interrupts < 2)
+    serve_final_results(args.dashboard, *dashboard);
+  // mpirun run with orte_abort_on_non_zero_status 0 (so that a dead rank does not take
+  // the others down) exits 0 whatever a rank returned; MPI_Abort's code is what it passes on.
+  if (status != 0) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    world.abort(status);
+  }
+  return status;
+}
+
+int launch(const RunArgs& args) {
+  distributed::LaunchRequest request;
+  request.argv = args.cluster.argv;
+  request.nodes = args.cluster.nodes;
+  request.procs_per_node = args.cluster.procs_per_node;
+  std::error_code ec;
+  request.self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) request.self = args.cluster.argv.empty() ? "stampede" : args.cluster.argv[0];
+  request.as_root = geteuid() == 0;
+  try {
+    return distributed::exec_mpirun(distributed::mpirun_command(request));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace
+
+std::optional<int> run_distributed_if_asked(const RunArgs& args) {
+  const int world_size = distributed::launched_world_size();
+  if (world_size <= 1) {
+    if (args.cluster.nodes.empty()) return std::nullopt;
+    return launch(args);
+  }
+  if (!args.cluster.nodes.empty()) {
+    std::fprintf(stderr, "error: --nodes starts mpirun itself; this process was already started by an MPI launcher\n");
+    return 2;
+  }
+  try {
+    distributed::World world;
+    if (world.rank() == 0) return coordinate(args, world);
+    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
+#else  // built without MPI
+
+std::optional<int> run_distributed_if_asked(const RunArgs& args) {
+  const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr && std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE")) > 1;
+  if (args.cluster.nodes.empty() && !launched) return std::nullopt;
+  std::fprintf(stderr, "error: this stampede was built without MPI: install libopenmpi-dev, re-run cmake and rebuild "
+                       "to spread a run over several processes\n");
+  return 2;
+}
+
+#endif
+
+}  // namespace stampede::cli

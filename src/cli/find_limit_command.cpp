@@ -1,0 +1,199 @@
+// find-limit: one run for the whole staircase (the load never drops between steps, as it
+// would not in production), judged step by step as the seconds come in; then, with
+// --refine, one short run per probe level between the last level that held and the first
+// that broke.
+#include "cli/find_limit_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+
+#include "cli/find_limit_args.hpp"
+#include "cli/scenario_execution.hpp"
+#include "cli/summary_lock.hpp"
+#include "engine/find_limit_plan.hpp"
+#include "engine/step_judge.hpp"
+#include "metrics/metric_table.hpp"
+#include "report/find_limit_table.hpp"
+#include "scenario/scenario_error.hpp"
+
+namespace stampede::cli {
+
+namespace {
+
+using engine::LimitBy;
+
+// The thresholds and the generator's health over one step's hold.
+report::FindLimitStep judge_hold(const metrics::Collector& collector, const metrics::Registry& registry,
+                                 const std::vector<metrics::ThresholdSpec>& thresholds, const engine::StepWindow& w,
+                                 LimitBy by) {
+  report::FindLimitStep row;
+  row.level = w.level;
+  row.hold_start = w.hold_start;
+  row.hold_end = w.hold_end;
+  const double seconds = static_cast<double>(w.last_second - w.first_second + 1);
+  const auto table = metrics::make_metric_table(collector.summary_window(w.first_second, w.last_second), registry);
+  for (const auto& spec : thresholds) row.thresholds.push_back(metrics::judge(spec, table, seconds));
+  row.generator = generator_figures(collector, registry, w.first_second, w.last_second, seconds,
+                                    report::format_load(w.level, by == LimitBy::Rate));
+  return row;
+}
+
+bool all_passed(const report::FindLimitStep& row) {
+  for (const auto& t : row.thresholds)
+    if (!t.pass) return false;
+  return true;
+}
+
+// Fills limit, failed_at, broke, reached_up_to, inconclusive and the headline.
+void conclude(report::FindLimitResult& r, const engine::FindLimitSettings& s) {
+  const bool by_rate = s.by == LimitBy::Rate;
+  const report::FindLimitStep* lowest_bad = nullptr;
+  for (const auto& row : r.steps) {
+    if (row.status == "pass" && (!r.limit || row.level > *r.limit)) r.limit = row.level;
+    if ((row.status == "fail" || row.status == "inconclusive") && (lowest_bad == nullptr || row.level < lowest_bad->level))
+      lowest_bad = &row;
+  }
+  if (lowest_bad != nullptr) {
+    r.failed_at = lowest_bad->level;
+    r.inconclusive = lowest_bad->status == "inconclusive";
+    r.broke = r.inconclusive ? std::string() : report::first_broken(*lowest_bad);
+  }
+  r.reached_up_to = r.limit && *r.limit >= s.up_to;
+  const auto load = [by_rate](double level) { return report::format_load(level, by_rate); };
+  if (r.reached_up_to) {
+    r.verdict = fmt::format("Held {}, the most it was asked to try", load(s.up_to));
+  } else if (r.inconclusive) {
+    const std::string& why = lowest_bad->generator ? lowest_bad->generator->verdict : std::string();
+    r.verdict = r.limit ? fmt::format("Held {}; then the generator became the bottleneck\n{}", load(*r.limit), why)
+                        : fmt::format("No level could be judged: the generator was the bottleneck\n{}", why);
+  } else if (r.limit && r.failed_at) {
+    const std::string within =
+        r.refine ? fmt::format(" (known within {})", report::format_level(*r.failed_at - *r.limit)) : std::string();
+    r.verdict = fmt::format("Held {}{}; {} broke {}", load(*r.limit), within, load(*r.failed_at), r.broke);
+  } else if (r.failed_at) {
+    r.verdict = fmt::format("No level held: {} already broke {}", load(*r.failed_at), r.broke);
+  } else {
+    r.verdict = r.limit ? fmt::format("Held {} before the run was stopped", load(*r.limit))
+                        : std::string("No step was judged: the run was stopped first");
+  }
+}
+
+}  // namespace
+
+int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* live, report::ScenarioResult& result) {
+  if (args.overrides.vus || args.overrides.rate || args.overrides.duration)
+    throw scenario::ScenarioError(
+        "--find-limit sets the load itself, step by step: leave out --vus, --rate and --duration "
+        "(use --start, --step, --up-to, --hold and --ramp)");
+  metrics::Registry registry;
+  PreparedScenario sc = load_scenario(path, args, registry);
+  engine::FindLimitSettings settings;
+  std::vector<engine::StepWindow> steps;
+  try {
+    settings = find_limit_settings(args.find_limit, sc.options.find_limit);
+    steps = engine::plan_steps(settings);
+  } catch (const std::invalid_argument& e) {
+    throw scenario::ScenarioError(fmt::format("{}: {}", path, e.what()));
+  }
+  if (sc.thresholds.empty())
+    throw scenario::ScenarioError(fmt::format(
+        "{}: --find-limit judges each step by the scenario's thresholds, and it has none: add options.thresholds, "
+        "such as {{ {{\"http.request\", p95 = 250}} }}",
+        path));
+  // Only how VUs stop and the cap on iterations in flight come from the scenario's own load.
+  LoadShape base;
+  base.model = LoadModel::Rate;
+  base.graceful_stop = sc.options.graceful_stop;
+  base.max_vus = static_cast<int>(args.overrides.max_vus.value_or(sc.options.max_vus.value_or(0)));
+  const bool by_rate = settings.by == LimitBy::Rate;
+  run_setup(sc, registry);
+
+  report::FindLimitResult found;
+  found.by = by_rate ? "rate" : "vus";
+  found.start = steps.front().level;
+  found.step = settings.step;
+  found.up_to = settings.up_to;
+  found.ramp = settings.ramp;
+  found.hold = settings.hold;
+  found.refine = settings.refine;
+  found.resolution = engine::refine_resolution(settings);
+
+  // The staircase.
+  ScenarioExecution staircase(sc, args, engine::staircase_shape(settings, steps, base), registry, live, args.quiet);
+  engine::StepJudge judge(steps);
+  std::vector<report::FindLimitStep> rows(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    rows[i].level = steps[i].level;
+    rows[i].hold_start = steps[i].hold_start;
+    rows[i].hold_end = steps[i].hold_end;
+    rows[i].status = engine::step_status_name(engine::StepStatus::NotReached);
+  }
+  std::mutex rows_mutex;  // the observer runs on a worker's thread
+  staircase.observe([&](const metrics::Snapshot& second) {
+    for (std::size_t i : judge.on_second(second.second)) {
+      report::FindLimitStep row = judge_hold(staircase.collector(), registry, sc.thresholds, steps[i], settings.by);
+      const bool go_on = judge.record(i, {all_passed(row), row.generator && row.generator->bottleneck});
+      row.status = engine::step_status_name(judge.status(i));
+      {
+        std::lock_guard lock(rows_mutex);
+        rows[i] = std::move(row);
+      }
+      if (!go_on) staircase.stop();
+    }
+  });
+  const Nanos duration = staircase.run();
+  {
+    std::lock_guard lock(rows_mutex);
+    found.steps = rows;
+  }
+
+  // --refine: bisect between the last level that held and the first that broke.
+  const auto first_bad = judge.first_not_passed();
+  if (settings.refine && staircase.interrupts() == 0 && first_bad && judge.status(*first_bad) == engine::StepStatus::Failed) {
+    const double passed = judge.last_passed() ? steps[*judge.last_passed()].level : 0;
+    engine::Bisection bisection(passed, steps[*first_bad].level, found.resolution, settings.by);
+    while (const auto level = bisection.next()) {
+      if (!args.quiet) std::fprintf(stderr, "refine: trying %s\n", report::format_load(*level, by_rate).c_str());
+      const engine::StepWindow w = engine::single_step(settings, *level);
+      ScenarioExecution probe(sc, args, engine::single_step_shape(settings, *level, base), registry, nullptr, true);
+      std::optional<report::FindLimitStep> row;
+      std::mutex row_mutex;
+      probe.observe([&](const metrics::Snapshot& second) {
+        if (second.second < w.last_second) return;
+        std::lock_guard lock(row_mutex);
+        if (row) return;
+        row = judge_hold(probe.collector(), registry, sc.thresholds, w, settings.by);
+        probe.stop();
+      });
+      probe.run();
+      if (probe.interrupts() > 0 || !row) break;
+      row->refine = true;
+      const bool bound = row->generator && row->generator->bottleneck;
+      row->status = bound ? "inconclusive" : all_passed(*row) ? "pass" : "fail";
+      if (!args.quiet) std::fprintf(stderr, "refine: %s %s\n", report::format_load(*level, by_rate).c_str(), row->status.c_str());
+      found.steps.push_back(*row);
+      if (bound) break;  // past here the figures measure the generator
+      bisection.record(*level, row->status == "pass");
+    }
+  }
+  conclude(found, settings);
+
+  if (const std::string failed = run_teardown(sc, registry); !failed.empty()) staircase.output().warn(failed);
+  // The whole staircase's figures; the thresholds are judged per step, below.
+  std::lock_guard summary(summary_lock());
+  staircase.output().finish(duration, {});
+  result = staircase.output().result();
+  result.generator = generator_figures(staircase.collector(), registry, 0, -1,
+                                       std::max(1e-9, static_cast<double>(duration) / kSecond),
+                                       report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
+  result.find_limit = found;
+  std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator);
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  return result.passed() ? 0 : 1;
+}
+
+}  // namespace stampede::cli

@@ -1,0 +1,160 @@
+#include "cli/new_command.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <system_error>
+
+#include "cli/install_paths.hpp"
+#include "cli/templates.hpp"
+
+namespace stampede::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Kind {
+  const char* name;  // also the flag: --channels
+  const char* what;
+  const std::string_view* text;
+};
+
+const std::array<Kind, 4> kKinds = {{
+    {"http", "plain HTTP requests to pages and JSON APIs (the default)", &templates::http_lua},
+    {"channels", "Phoenix Channels: connect to /socket, join a topic, push and await broadcasts", &templates::channels_lua},
+    {"live", "Phoenix LiveView: load a page, join the LiveView, click", &templates::live_lua},
+    {"websocket", "a plain WebSocket endpoint: send messages and await the answers", &templates::websocket_lua},
+}};
+
+const Kind& kind_of(const NewArgs& args) {
+  if (args.channels) return kKinds[1];
+  if (args.live) return kKinds[2];
+  if (args.websocket) return kKinds[3];
+  return kKinds[0];
+}
+
+std::string replace_all(std::string text, std::string_view word, const std::string& value) {
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + value.size()))
+    text.replace(at, word.size(), value);
+  return text;
+}
+
+// A string inside a Lua "..." literal: the URL and the name are the user's words.
+std::string lua_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+int list_kinds() {
+  std::puts("stampede new NAME [--KIND] writes loadtest/NAME.lua; kinds:");
+  for (const auto& kind : kKinds) std::printf("  --%-10s %s\n", kind.name, kind.what);
+  return 0;
+}
+
+// LuaLS (the Lua language server of VS Code, Neovim, ...) reads .luarc.json at the root of
+// the workspace; its workspace.library makes `require "stampede.channels"` complete.
+void write_luarc(const std::string& types) {
+  if (types.empty()) {
+    std::fprintf(stderr, "note: Stampede's Lua type definitions were not found; editors will not complete its API\n");
+    return;
+  }
+  if (fs::exists(".luarc.json")) {
+    std::ifstream in(".luarc.json");
+    std::stringstream current;
+    current << in.rdbuf();
+    if (current.str().find(types) == std::string::npos)
+      std::fprintf(stderr,
+                   "note: .luarc.json exists; for completion in your editor add \"%s\" to its \"workspace.library\"\n",
+                   types.c_str());
+    return;
+  }
+  std::ofstream out(".luarc.json");
+  out << fmt::format(
+      "{{\n  \"runtime.version\": \"LuaJIT\",\n  \"workspace.library\": [\"{}\"]\n}}\n", types);
+  if (out) std::printf("created .luarc.json (editor completion from %s)\n", types.c_str());
+}
+
+}  // namespace
+
+void add_new_options(CLI::App& cmd, NewArgs& args) {
+  cmd.add_option("name", args.name, "The scenario's name: writes loadtest/NAME.lua");
+  auto* channels = cmd.add_flag("--channels", args.channels, "A Phoenix Channels scenario (socket, join, push, broadcast)");
+  auto* live = cmd.add_flag("--live", args.live, "A Phoenix LiveView scenario (page, join, click)");
+  auto* websocket = cmd.add_flag("--websocket", args.websocket, "A plain WebSocket scenario (send, await)");
+  channels->excludes(live)->excludes(websocket);
+  live->excludes(websocket);
+  cmd.add_option("--url", args.url, "The app's URL the scenario uses unless BASE_URL is set")->capture_default_str();
+  cmd.add_option("--dir", args.dir, "The folder to write the scenario into")->capture_default_str();
+  cmd.add_flag("--list", args.list, "List the kinds of scenario and exit");
+}
+
+int new_command(const NewArgs& args) {
+  if (args.list) return list_kinds();
+  std::string name = args.name;
+  if (name.size() > 4 && name.ends_with(".lua")) name.resize(name.size() - 4);
+  if (name.empty()) {
+    std::fprintf(stderr, "error: stampede new: give the scenario a name, e.g. `stampede new lobby --channels` "
+                         "(`stampede new --list` shows the kinds)\n");
+    return 2;
+  }
+  if (!std::regex_match(name, std::regex("[A-Za-z0-9][A-Za-z0-9_-]*"))) {
+    std::fprintf(stderr,
+                 "error: stampede new: '%s' is not a usable name: letters, digits, '_' and '-' only "
+                 "(it becomes the file name)\n",
+                 name.c_str());
+    return 2;
+  }
+  if (args.url.find("://") == std::string::npos) {
+    std::fprintf(stderr, "error: stampede new: --url '%s' needs a scheme, e.g. http://localhost:4000\n",
+                 args.url.c_str());
+    return 2;
+  }
+  std::error_code ec;
+  fs::create_directories(args.dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "error: stampede new: cannot create %s: %s\n", args.dir.c_str(), ec.message().c_str());
+    return 2;
+  }
+  const std::string path = (fs::path(args.dir) / (name + ".lua")).string();
+  const std::string docs = docs_dir();
+  std::string text(*kind_of(args).text);
+  text = replace_all(text, "{{name}}", lua_escaped(name));
+  text = replace_all(text, "{{path}}", path);
+  text = replace_all(text, "{{url}}", lua_escaped(args.url));
+  text = replace_all(text, "{{docs}}", docs.empty() ? "Stampede's docs" : docs);
+
+  // "x": fails when the file exists, so a scenario somebody edited is never overwritten.
+  std::FILE* file = std::fopen(path.c_str(), "wx");
+  if (file == nullptr) {
+    if (errno == EEXIST)
+      std::fprintf(stderr, "error: stampede new: %s exists; not overwriting it (pick another name or delete it)\n",
+                   path.c_str());
+    else
+      std::fprintf(stderr, "error: stampede new: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    return 2;
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written) {
+    std::fprintf(stderr, "error: stampede new: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    return 2;
+  }
+  std::printf("created %s (%s)\n", path.c_str(), kind_of(args).name);
+  write_luarc(types_dir());
+  std::printf("run it:  stampede run %s\n", path.c_str());
+  std::printf("against another URL:  BASE_URL=http://127.0.0.1:4000 stampede run %s\n", path.c_str());
+  return 0;
+}
+
+}  // namespace stampede::cli

@@ -1,0 +1,220 @@
+#include "cli/scenario_execution.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/version.hpp"
+#include "clients/client_context.hpp"
+#include "common/address_list.hpp"
+#include "engine/generator_monitor.hpp"
+#include "engine/scenario_run.hpp"
+#include "metrics/generator_health.hpp"
+#include "metrics/metric_table.hpp"
+#include "metrics/names.hpp"
+#include "report/find_limit_table.hpp"
+#include "scenario/scenario_error.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::cli {
+
+namespace {
+
+// Runs setup() or teardown() to completion on a private event loop.
+std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
+                                           metrics::Registry& registry, bool insecure) {
+  boost::asio::io_context io;
+  SteadyClock clock;
+  metrics::MetricSink sink(registry);
+  clients::ClientContext ctx(io, sink, clock);
+  scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", insecure});
+  std::pair<bool, std::string> result{false, "did not finish"};
+  bool done = false;
+  rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
+    result = {ok, std::move(value)};
+    done = true;
+  });
+  while (!done && io.run_one() > 0) {
+  }
+  return result;
+}
+
+}  // namespace
+
+PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry) {
+  PreparedScenario s;
+  s.path = path;
+  {
+    boost::asio::io_context io;
+    SteadyClock clock;
+    metrics::MetricSink sink(registry);
+    clients::ClientContext ctx(io, sink, clock);
+    scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", false});
+    s.name = rt.name();
+    s.options = rt.options(path + ": options");
+    s.has_teardown = rt.has_function("teardown");
+    s.has_setup = rt.has_function("setup");
+  }
+  s.insecure = args.insecure || s.options.insecure;
+  try {
+    s.local_addresses = args.local_addresses.empty() ? parse_address_list(s.options.local_addresses)
+                                                     : parse_address_list(args.local_addresses);
+  } catch (const std::invalid_argument& e) {
+    throw scenario::ScenarioError(fmt::format("local addresses: {}", e.what()));
+  }
+  for (const auto& t : s.options.thresholds) s.thresholds.push_back({t.metric, t.aggregation, t.limit, path});
+  return s;
+}
+
+void run_setup(PreparedScenario& s, metrics::Registry& registry) {
+  if (!s.has_setup) return;
+  auto [ok, value] = run_lifecycle(s.path, "setup", "", registry, s.insecure);
+  if (!ok) throw scenario::ScenarioError(fmt::format("setup() failed: {}", value));
+  s.setup_data = value;
+}
+
+std::string run_teardown(const PreparedScenario& s, metrics::Registry& registry) {
+  if (!s.has_teardown) return {};
+  auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure);
+  return ok ? std::string() : fmt::format("teardown() failed: {}", value);
+}
+
+std::string local_host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
+  int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
+  for (const Stage& st : shape.stages)
+    if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
+}
+
+ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const RunArgs& args, LoadShape shape,
+                                     metrics::Registry& registry, LiveExports* live, bool quiet)
+    : scenario_(scenario),
+      shape_(std::move(shape)),
+      registry_(registry),
+      live_(live),
+      threads_(worker_threads_for(args, shape_)),
+      collector_(static_cast<std::size_t>(threads_) + 1) {  // + the generator monitor
+  report::ScenarioResult header;
+  header.scenario = scenario.name;
+  header.file = scenario.path;
+  header.options = {shape_, scenario.thresholds};
+  header.host = local_host_name();
+  header.threads = threads_;
+  header.ranks = 1;
+  output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, collector_, live_);
+  collector_.subscribe([this](const metrics::Snapshot& second) {
+    output_->on_second(second);
+    for (const auto& observer : observers_) observer(second);
+  });
+}
+
+ScenarioExecution::~ScenarioExecution() = default;
+
+void ScenarioExecution::observe(std::function<void(const metrics::Snapshot&)> observer) {
+  observers_.push_back(std::move(observer));
+}
+
+void ScenarioExecution::stop() {
+  std::lock_guard lock(stop_mutex_);
+  if (stop_) stop_();
+}
+
+Nanos ScenarioExecution::run() {
+  engine::RunPlan plan;
+  plan.shape = shape_;
+  plan.threads = threads_;
+  plan.env = scenario::RuntimeEnv{scenario_.path, 0, scenario_.setup_data, scenario_.insecure};
+  plan.local_addresses = scenario_.local_addresses;
+
+  boost::asio::io_context main_io;
+  engine::ScenarioRun run(plan, registry_, [this](int worker, metrics::Snapshot snap, bool last) {
+    collector_.push(static_cast<std::size_t>(worker), std::move(snap));
+    if (last) collector_.finish(static_cast<std::size_t>(worker));
+  });
+  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
+  run.load();
+  const auto monitor_index = static_cast<std::size_t>(threads_);
+  engine::GeneratorMonitor monitor(main_io, registry_, run.thread_cpu_clocks(),
+                                   [this, monitor_index](metrics::Snapshot snap, bool last) {
+                                     collector_.push(monitor_index, std::move(snap));
+                                     if (last) collector_.finish(monitor_index);
+                                   });
+  {
+    std::lock_guard lock(stop_mutex_);
+    stop_ = [&run] { run.stop(false); };
+  }
+
+  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    ++interrupts_;
+    output_->interrupted(interrupts_);
+    run.stop(interrupts_ == 1 && shape_.graceful_stop > 0);
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+
+  const Nanos t0 = SteadyClock::monotonic_now() + 20 * kMilli;
+  output_->started(t0);
+  if (live_ != nullptr && live_->dashboard() != nullptr)
+    live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
+  run.start(t0);
+  monitor.start(t0);
+  main_io.run();
+  monitor.finish();
+  {
+    std::lock_guard lock(stop_mutex_);
+    stop_ = nullptr;
+  }
+  run.join();
+  const Nanos ended = SteadyClock::monotonic_now();
+  collector_.flush();
+  return ended - t0;
+}
+
+report::GeneratorFigures generator_figures(const metrics::Collector& collector, const metrics::Registry& registry,
+                                           std::int64_t first, std::int64_t last, double seconds,
+                                           const std::string& load) {
+  const metrics::Summary window = last < 0 ? collector.summary() : collector.summary_window(first, last);
+  const auto h = metrics::assess_generator(metrics::make_metric_table(window, registry), seconds,
+                                           engine::GeneratorMonitor::fd_limit(), load);
+  report::GeneratorFigures g;
+  g.cpu_mean = h.cpu_mean;
+  g.cpu_peak = h.cpu_peak;
+  g.loop_delay_p99 = h.loop_delay_p99;
+  g.loop_delay_max = h.loop_delay_max;
+  g.lag_p99 = h.lag_p99;
+  g.dropped = h.dropped;
+  g.fds_peak = h.fds_peak;
+  g.fds_limit = h.fds_limit;
+  g.bottleneck = h.bottleneck;
+  g.verdict = h.verdict;
+  return g;
+}
+
+std::string peak_load(const LoadShape& shape, const metrics::Summary& summary, const metrics::Registry& registry) {
+  if (shape.model == LoadModel::Rate) {
+    double peak = shape.start;
+    for (const Stage& s : shape.stages) peak = std::max(peak, s.target);
+    return report::format_load(peak, true);
+  }
+  const auto table = metrics::make_metric_table(summary, registry);
+  const metrics::NamedMetric* vus = metrics::find_metric(table, metrics::names::kVus);
+  return report::format_load(vus != nullptr && vus->data.present ? vus->data.gauge_max : 0, false);
+}
+
+}  // namespace stampede::cli

@@ -1,0 +1,15 @@
+#pragma once
+// The scenario templates of `stampede new` and the demo's scenario: the Lua files in
+// templates/, embedded by cmake/Templates.cmake. Placeholders are `{{name}}`-style words
+// (see fill_template), not fmt fields, so the files stay valid Lua as they are.
+#include <string_view>
+
+namespace stampede::cli::templates {
+
+extern const std::string_view http_lua;
+extern const std::string_view channels_lua;
+extern const std::string_view live_lua;
+extern const std::string_view websocket_lua;
+extern const std::string_view demo_lua;
+
+}  // namespace stampede::cli::templates

@@ -1,0 +1,119 @@
+#include "clients/worker_timers.hpp"
+
+#include <memory>
+
+namespace stampede::clients {
+
+WorkerTimer::~WorkerTimer() { cancel(); }
+
+void WorkerTimer::cancel() {
+  if (heap_ != nullptr) heap_->cancel(*this);
+}
+
+TimerHeap::~TimerHeap() {
+  for (WorkerTimer* t : heap_) t->heap_ = nullptr;
+}
+
+void TimerHeap::place(std::size_t i, WorkerTimer* t) {
+  heap_[i] = t;
+  t->index_ = i;
+}
+
+void TimerHeap::sift_up(std::size_t i) {
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!before(i, parent)) break;
+    WorkerTimer* t = heap_[i];
+    place(i, heap_[parent]);
+    place(parent, t);
+    i = parent;
+  }
+}
+
+void TimerHeap::sift_down(std::size_t i) {
+  for (;;) {
+    const std::size_t left = 2 * i + 1;
+    const std::size_t right = left + 1;
+    std::size_t least = i;
+    if (left < heap_.size() && before(left, least)) least = left;
+    if (right < heap_.size() && before(right, least)) least = right;
+    if (least == i) return;
+    WorkerTimer* t = heap_[i];
+    place(i, heap_[least]);
+    place(least, t);
+    i = least;
+  }
+}
+
+void TimerHeap::remove_at(std::size_t i) {
+  heap_[i]->heap_ = nullptr;
+  WorkerTimer* moved = heap_.back();
+  heap_.pop_back();
+  if (i == heap_.size()) return;  // it was the last one
+  place(i, moved);
+  // The moved timer may belong above or below its new place.
+  sift_up(i);
+  sift_down(moved->index_);
+}
+
+void TimerHeap::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
+  if (t.heap_ != nullptr) t.heap_->cancel(t);
+  t.heap_ = this;
+  t.at_ = at;
+  t.fn_ = fn;
+  t.arg_ = arg;
+  heap_.push_back(&t);
+  t.index_ = heap_.size() - 1;
+  sift_up(t.index_);
+}
+
+void TimerHeap::cancel(WorkerTimer& t) {
+  if (t.heap_ != this) return;
+  remove_at(t.index_);
+}
+
+std::optional<Nanos> TimerHeap::earliest() const {
+  if (heap_.empty()) return std::nullopt;
+  return heap_.front()->at_;
+}
+
+std::size_t TimerHeap::fire_due(Nanos now) {
+  std::size_t fired = 0;
+  while (!heap_.empty() && heap_.front()->at_ <= now) {
+    WorkerTimer* t = heap_.front();
+    const WorkerTimer::Fn fn = t->fn_;
+    void* const arg = t->arg_;
+    remove_at(0);
+    ++fired;
+    fn(arg);  // may re-arm t, arm or cancel others, or destroy t's owner
+  }
+  return fired;
+}
+
+WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock) : clock_(clock), timer_(io) {}
+
+void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
+  heap_.schedule(t, at, fn, arg);
+  // Only an earlier deadline needs the Asio timer moved; a cancelled earliest one just
+  // makes it wake once for nothing.
+  if (!armed_for_ || at < *armed_for_) rearm();
+}
+
+void WorkerTimers::rearm() {
+  const auto next = heap_.earliest();
+  armed_for_ = next;
+  if (!next) return;
+  timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(*next)));
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // re-armed or destroyed meanwhile (checked before touching `this`)
+    on_timer();
+  });
+}
+
+void WorkerTimers::on_timer() {
+  armed_for_.reset();
+  heap_.fire_due(clock_.now());
+  if (!armed_for_) rearm();  // (a callback that armed an earlier timer re-armed already)
+}
+
+}  // namespace stampede::clients

@@ -1,0 +1,101 @@
+#pragma once
+// Long-lived timers of many connections and VUs (Phoenix heartbeats, stampede.sleep) on one
+// Asio timer per worker.
+//
+// Why: an Asio steady_timer per socket costs the timer object plus a heap-allocated wait
+// operation for as long as it is armed, about 240 bytes per idle Phoenix socket, and one
+// more timer for the reactor to keep sorted. A WorkerTimer is 40 bytes inside its owner, and
+// the worker's heap of them holds one pointer each. It fires at its deadline exactly as a
+// steady_timer would: the worker's Asio timer is always armed for the earliest deadline.
+//
+// TimerHeap is the pure part (no clock, no loop), tested on plain times; WorkerTimers drives
+// one with the worker's loop. Single-threaded, like everything on a worker.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "common/clock.hpp"
+
+namespace stampede::clients {
+
+class TimerHeap;
+
+// One timer, owned (embedded) by whoever waits on it. Destroying or re-arming it cancels
+// what was pending. It must not move while armed (owners keep it in place: a member of an
+// object on the heap).
+class WorkerTimer {
+ public:
+  // Called once at the deadline with the `arg` given to schedule(). It may re-arm this timer
+  // or arm and cancel others.
+  using Fn = void (*)(void* arg);
+
+  WorkerTimer() = default;
+  ~WorkerTimer();
+  WorkerTimer(const WorkerTimer&) = delete;
+  WorkerTimer& operator=(const WorkerTimer&) = delete;
+
+  bool armed() const { return heap_ != nullptr; }
+  Nanos deadline() const { return at_; }
+  void cancel();
+
+ private:
+  friend class TimerHeap;
+  TimerHeap* heap_ = nullptr;  // set while armed
+  std::size_t index_ = 0;      // place in heap_'s array
+  Nanos at_ = 0;
+  Fn fn_ = nullptr;
+  void* arg_ = nullptr;
+};
+
+// A binary min-heap of armed timers by deadline, with each timer knowing its place so that
+// cancelling one is O(log n) and allocates nothing.
+class TimerHeap {
+ public:
+  TimerHeap() = default;
+  ~TimerHeap();  // timers still armed are disarmed (their owners may outlive the heap)
+  TimerHeap(const TimerHeap&) = delete;
+  TimerHeap& operator=(const TimerHeap&) = delete;
+
+  // Arms `t` for `at` (monotonic ns); re-arms it if it was armed.
+  void schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg);
+  void cancel(WorkerTimer& t);
+  std::optional<Nanos> earliest() const;
+  // Disarms and calls every timer due at `now`, earliest first (a timer armed by a callback
+  // for a time already due runs in the same call). Returns how many ran.
+  std::size_t fire_due(Nanos now);
+  std::size_t size() const { return heap_.size(); }
+
+ private:
+  bool before(std::size_t a, std::size_t b) const { return heap_[a]->at_ < heap_[b]->at_; }
+  void place(std::size_t i, WorkerTimer* t);
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void remove_at(std::size_t i);
+
+  std::vector<WorkerTimer*> heap_;
+};
+
+// The heap on the worker's loop: an Asio timer armed for the earliest deadline.
+class WorkerTimers {
+ public:
+  WorkerTimers(boost::asio::io_context& io, const Clock& clock);
+
+  void schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg);
+  void schedule_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
+    schedule(t, clock_.now() + delay, fn, arg);
+  }
+  std::size_t armed() const { return heap_.size(); }
+
+ private:
+  void rearm();
+  void on_timer();
+
+  const Clock& clock_;
+  TimerHeap heap_;
+  boost::asio::steady_timer timer_;
+  std::optional<Nanos> armed_for_;  // what timer_ waits for, if anything
+};
+
+}  // namespace stampede::clients

@@ -1,0 +1,82 @@
+#pragma once
+// Rank 0's side of a distributed run: sends the plan, agrees on the start, then, while
+// the run goes, receives every other rank's finished seconds and pushes them into the
+// run's Collector (one collector slot per rank: slot 0 is rank 0's own workers, merged
+// locally first), so progress line, summary, thresholds, dashboard and result files see
+// one run. A rank that sends nothing for `rank_timeout` is lost: it is recorded (which
+// rank, when), its slot is closed so the merge goes on without it, and `on_lost` is told
+// (rank 0 then stops the run and keeps what was measured).
+//
+// Reception polls (MPI_Iprobe every few ms on the run's main event loop) rather than
+// blocking, so a dead or stalled rank can never hang rank 0.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "distributed/mpi_world.hpp"
+#include "distributed/rank_plan.hpp"
+#include "metrics/collector.hpp"
+
+namespace stampede::distributed {
+
+struct LostRank {
+  int rank = 0;
+  Nanos at = 0;  // since the run's start
+  std::string why;
+};
+
+class Coordinator {
+ public:
+  Coordinator(World& world, Nanos rank_timeout);
+
+  // Tells the other ranks there is nothing more to run (they leave). Not after a rank was
+  // lost: a collective with a dead rank may never end, so the job is aborted instead.
+  void release();
+
+  int ranks() const { return world_.size(); }
+
+  // Collective with every rank's RankWorker. Returns each rank's worker thread count.
+  std::vector<int> share_plan(RankPlan plan, int threads_here);
+  // Collective. Returns the start on this machine's monotonic clock. Throws
+  // std::runtime_error naming the ranks that could not load the scenario (nothing runs).
+  Nanos agree_start(bool loaded_here);
+
+  // From the start `t0`: receive on `io` (the main thread's loop) until wait_for_ranks().
+  void watch(boost::asio::io_context& io, metrics::Collector& merged, metrics::Registry& registry, Nanos t0,
+             std::function<void(const LostRank&)> on_lost);
+  // Asks every rank still running to stop (Ctrl-C, or a rank was lost).
+  void stop_ranks(bool graceful);
+  // Runs `io` until every other rank has finished or is lost.
+  void wait_for_ranks(boost::asio::io_context& io);
+
+  const std::vector<LostRank>& lost() const { return lost_; }
+  // Failures the other ranks reported at the end (e.g. their scenario raised at load).
+  const std::vector<std::string>& rank_errors() const { return rank_errors_; }
+
+ private:
+  enum class State { Running, Done, Lost };
+  void poll();
+  void arm();
+  void mark_lost(int rank, std::string why);
+  bool settled() const;
+
+  World& world_;
+  Nanos rank_timeout_;
+  std::uint64_t sequence_ = 0;
+  std::unique_ptr<boost::asio::steady_timer> timer_;
+  metrics::Collector* merged_ = nullptr;
+  metrics::Registry* registry_ = nullptr;
+  Nanos t0_ = 0;
+  std::function<void(const LostRank&)> on_lost_;
+  std::vector<State> state_;
+  std::vector<Nanos> last_heard_;
+  std::vector<LostRank> lost_;
+  std::vector<std::string> rank_errors_;
+};
+
+}  // namespace stampede::distributed

@@ -1,0 +1,31 @@
+#pragma once
+// `stampede run --nodes host1,host2 --procs-per-node 2 ...` is
+// `mpirun -H host1:2,host2:2 ... stampede run ...` (minus those two flags): Stampede
+// re-executes itself under OpenMPI's launcher, which starts the ranks over ssh.
+#include <string>
+#include <vector>
+
+namespace stampede::distributed {
+
+struct LaunchRequest {
+  std::vector<std::string> argv;  // the command line as typed, argv[0] included
+  std::string nodes;              // "host1,host2"
+  int procs_per_node = 1;
+  std::string self;     // this executable's absolute path (the same path on every node)
+  bool as_root = false;  // OpenMPI refuses root unless told
+};
+
+// The mpirun command line. Throws std::invalid_argument for an empty node list.
+// Options added, and why (OpenMPI 4.1, Debian 12):
+//   --mca orte_abort_on_non_zero_status 0: a rank that dies does not make mpirun kill
+//     the others at once, so rank 0 can notice, keep what was measured and write it
+//     (rank 0 then passes its exit status on through MPI_Abort: with this option mpirun
+//     would otherwise exit 0 whatever the ranks returned);
+//   -q: no banner when rank 0 ends the job that way.
+std::vector<std::string> mpirun_command(const LaunchRequest& request);
+
+// Replaces this process with mpirun; returns only on failure (after printing why), with
+// the exit status to use.
+int exec_mpirun(const std::vector<std::string>& command);
+
+}  // namespace stampede::distributed

@@ -1,0 +1,27 @@
+#include "distributed/rank_split.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace stampede::distributed {
+
+int rank_threads(int requested, const LoadShape& shape, int ranks) {
+  const int threads = requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(std::ceil(shape.start));
+  for (const Stage& st : shape.stages)
+    if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(std::ceil(st.target)));
+  const long long per_rank = (most + std::max(1, ranks) - 1) / std::max(1, ranks);
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, per_rank)));
+}
+
+Segments segments_of(const std::vector<int>& threads, int rank) {
+  Segments s;
+  for (std::size_t r = 0; r < threads.size(); ++r) {
+    if (static_cast<int>(r) < rank) s.first += threads[r];
+    s.total += threads[r];
+  }
+  return s;
+}
+
+}  // namespace stampede::distributed

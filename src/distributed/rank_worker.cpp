@@ -1,0 +1,172 @@
+#include "distributed/rank_worker.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "common/address_list.hpp"
+#include "distributed/rank_dump.hpp"
+#include "distributed/rank_plan.hpp"
+#include "distributed/rank_split.hpp"
+#include "distributed/snapshot_wire.hpp"
+#include "distributed/start_line.hpp"
+#include "engine/generator_monitor.hpp"
+#include "engine/scenario_run.hpp"
+#include "metrics/collector.hpp"
+
+namespace stampede::distributed {
+
+namespace {
+
+constexpr Nanos kPollEvery = 5 * kMilli;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The scenario as rank 0 has it: this machine's copy when it is the same file, otherwise
+// the text rank 0 sent, written to a private directory (a scenario that loads other files
+// relative to itself needs them on every machine; the guide says so).
+std::string scenario_path(const RankPlan& plan, int rank) {
+  std::error_code ec;
+  if (std::filesystem::exists(plan.file, ec) && read_file(plan.file) == plan.source) return plan.file;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("stampede-rank{}-{}", rank, getpid());
+  std::filesystem::create_directories(dir);
+  const auto path = dir / std::filesystem::path(plan.file).filename();
+  std::ofstream(path, std::ios::binary) << plan.source;
+  return path.string();
+}
+
+// Seconds merged on worker threads wait here for the main thread, the only one that
+// talks MPI.
+class Outbox {
+ public:
+  void put(std::string bytes) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(bytes));
+  }
+  std::deque<std::string> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(queue_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<std::string> queue_;
+};
+
+// Runs one scenario's share; returns the error to report to rank 0 ("" when it ran).
+std::string run_share(World& world, const RankPlan& plan, const RankWorkerOptions& options) {
+  metrics::Registry registry;
+  engine::RunPlan run_plan;
+  run_plan.shape = plan.shape;
+  run_plan.threads = rank_threads(options.threads, plan.shape, world.size());
+  const Segments seg = segments_of(world.all_gather(run_plan.threads), world.rank());
+  run_plan.first_segment = seg.first;
+  run_plan.total_segments = seg.total;
+
+  // One slot per worker thread, and one for the generator monitor (CPU, loop delay, fds).
+  metrics::Collector local(static_cast<std::size_t>(run_plan.threads) + 1);
+  Outbox outbox;
+  local.subscribe([&outbox, &registry](const metrics::Snapshot& second) {
+    outbox.put(encode_snapshot(second, registry));
+  });
+
+  std::string error;
+  std::unique_ptr<engine::ScenarioRun> run;
+  boost::asio::io_context io;
+  bool loaded = false;
+  try {
+    run_plan.env = scenario::RuntimeEnv{scenario_path(plan, world.rank()), 0, plan.setup_data, plan.insecure};
+    run_plan.local_addresses = parse_address_list(plan.local_addresses);
+    run = std::make_unique<engine::ScenarioRun>(run_plan, registry, [&local](int worker, metrics::Snapshot snap, bool last) {
+      local.push(static_cast<std::size_t>(worker), std::move(snap));
+      if (last) local.finish(static_cast<std::size_t>(worker));
+    });
+    run->on_finished = [&io] { boost::asio::post(io, [&io] { io.stop(); }); };
+    run->load();
+    loaded = true;
+  } catch (const std::exception& e) {
+    error = e.what();
+    world.send(0, MessageType::Error, error);
+  }
+  const std::optional<Nanos> t0 = agree_start(world, loaded);
+  if (!t0) {
+    world.wait_sends();
+    return error;  // nobody runs; rank 0 says why
+  }
+
+  const auto pump = [&] {
+    for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
+    world.progress_sends();
+    while (auto m = world.poll()) {
+      if (m->type != MessageType::Stop) continue;
+      std::uint64_t sequence = 0;
+      int graceful = 0;
+      std::istringstream(m->payload) >> sequence >> graceful;
+      if (sequence == plan.sequence) run->stop(graceful != 0);  // an old stop is for an earlier scenario
+    }
+  };
+  const auto monitor_index = static_cast<std::size_t>(run_plan.threads);
+  engine::GeneratorMonitor monitor(io, registry, run->thread_cpu_clocks(),
+                                   [&local, monitor_index](metrics::Snapshot snap, bool last) {
+                                     local.push(monitor_index, std::move(snap));
+                                     if (last) local.finish(monitor_index);
+                                   });
+  boost::asio::steady_timer timer(io);
+  std::function<void()> arm = [&] {
+    timer.expires_after(std::chrono::nanoseconds(kPollEvery));
+    timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      pump();
+      arm();
+    });
+  };
+  arm();
+  run->start(*t0);
+  monitor.start(*t0);
+  io.run();
+  monitor.finish();
+  run->join();
+  local.flush();
+  for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
+  world.send(0, MessageType::Done, "");
+  world.wait_sends();
+  if (!options.dump_dir.empty())
+    write_dump(options.dump_dir, fmt::format("rank-{}", world.rank()),
+               summary_dump_json(local.summary(), registry, world.rank()));
+  return {};
+}
+
+}  // namespace
+
+int serve_rank(World& world, const RankWorkerOptions& options) {
+  int status = 0;
+  for (;;) {
+    std::string bytes;
+    world.broadcast(bytes);
+    const RankPlan plan = decode_plan(bytes);
+    if (plan.done) break;
+    const std::string error = run_share(world, plan, options);
+    if (!error.empty()) {
+      std::fprintf(stderr, "rank %d: error: %s\n", world.rank(), error.c_str());
+      status = 2;
+    }
+  }
+  return status;
+}
+
+}  // namespace stampede::distributed

@@ -1,0 +1,34 @@
+#include "engine/arrival_pacer.hpp"
+
+#include <algorithm>
+
+namespace stampede::engine {
+
+ArrivalPacer::ArrivalPacer(const ArrivalSchedule& schedule, long long first, long long stride, Nanos quantum,
+                           int batch)
+    : schedule_(schedule), next_(first), stride_(stride), quantum_(quantum), batch_(batch) {}
+
+void ArrivalPacer::begin_turn(Nanos now) {
+  started_this_turn_ = 0;
+  turn_began_ = now;
+}
+
+ArrivalPacer::Step ArrivalPacer::next(Nanos now) const {
+  const auto due = schedule_.due(next_);
+  if (!due) return {Step::Kind::done};
+  if (*due > now) {
+    // The next wake-up: when the arrival is due, but not within a quantum of this turn's
+    // start. Measured from the turn's start, not from now: a turn that took longer than a
+    // quantum (a burst of replies) sleeps only until the arrival is due.
+    return {Step::Kind::sleep, std::max(*due, turn_began_ + quantum_)};
+  }
+  if (started_this_turn_ >= batch_) return {Step::Kind::yield, *due};
+  return {Step::Kind::start, *due};
+}
+
+void ArrivalPacer::started() {
+  ++started_this_turn_;
+  next_ += stride_;
+}
+
+}  // namespace stampede::engine

@@ -1,0 +1,105 @@
+#include "engine/generator_monitor.hpp"
+
+#include <dirent.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include "engine/worker.hpp"
+#include "metrics/generator_health.hpp"
+
+namespace stampede::engine {
+
+namespace {
+
+// Sampled a moment after each second's end, so the workers' seconds are already on their
+// way to the Collector and the CPU interval lines up with the second it is reported in.
+constexpr Nanos kAfterSecond = 5 * kMilli;
+
+Nanos cpu_time(clockid_t clock) {
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return -1;  // the thread has exited
+  return static_cast<Nanos>(ts.tv_sec) * kSecond + ts.tv_nsec;
+}
+
+}  // namespace
+
+GeneratorMonitor::GeneratorMonitor(boost::asio::io_context& io, metrics::Registry& registry,
+                                   std::vector<clockid_t> worker_cpu_clocks,
+                                   std::function<void(metrics::Snapshot, bool last)> publish)
+    : timer_(io),
+      sink_(registry),
+      clocks_(std::move(worker_cpu_clocks)),
+      last_cpu_(clocks_.size(), 0),
+      publish_(std::move(publish)),
+      cpu_(sink_.id(metrics::names::kGeneratorCpu, metrics::Kind::Gauge)),
+      busy_(sink_.id(metrics::names::kGeneratorBusy, metrics::Kind::Counter)),
+      wall_(sink_.id(metrics::names::kGeneratorWall, metrics::Kind::Counter)),
+      fds_(sink_.id(metrics::names::kGeneratorFds, metrics::Kind::Gauge)) {}
+
+double GeneratorMonitor::fd_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  return static_cast<double>(limit.rlim_cur);
+}
+
+long GeneratorMonitor::open_fds() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  long n = 0;
+  while (const dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') ++n;
+  }
+  closedir(dir);
+  return n - 1;  // the directory stream's own descriptor
+}
+
+void GeneratorMonitor::start(Nanos t0) {
+  t0_ = t0;
+  last_wall_ = t0;
+  // CPU spent loading the scenario is not part of the run.
+  for (std::size_t i = 0; i < clocks_.size(); ++i) last_cpu_[i] = std::max<Nanos>(0, cpu_time(clocks_[i]));
+  arm();
+}
+
+void GeneratorMonitor::arm() {
+  timer_.expires_at(time_point_at(t0_ + (second_ + 1) * kSecond + kAfterSecond));
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || finished_) return;
+    sample(false);
+    arm();
+  });
+}
+
+void GeneratorMonitor::finish() {
+  if (finished_) return;
+  finished_ = true;
+  timer_.cancel();
+  sample(true);
+}
+
+void GeneratorMonitor::sample(bool last) {
+  const Nanos wall = SteadyClock::monotonic_now();
+  const Nanos elapsed = wall - last_wall_;
+  Nanos busiest = 0;
+  for (std::size_t i = 0; i < clocks_.size(); ++i) {
+    const Nanos now = cpu_time(clocks_[i]);
+    if (now < 0) continue;
+    busiest = std::max(busiest, now - last_cpu_[i]);
+    last_cpu_[i] = now;
+  }
+  last_wall_ = wall;
+  // The last, partial second is not measured: the worker threads have exited by then (their
+  // clocks are gone), and a few milliseconds say nothing about CPU use anyway.
+  if (!last && elapsed >= 100 * kMilli) {
+    const double percent = std::min(100.0, 100.0 * static_cast<double>(busiest) / static_cast<double>(elapsed));
+    sink_.set_gauge(cpu_, percent);
+    sink_.add(busy_, static_cast<std::uint64_t>(busiest / kMicro));
+    sink_.add(wall_, static_cast<std::uint64_t>(elapsed / kMicro));
+  }
+  if (const long fds = open_fds(); fds >= 0) sink_.set_gauge(fds_, static_cast<double>(fds));
+  publish_(sink_.take(second_), last);
+  ++second_;
+}
+
+}  // namespace stampede::engine

@@ -1,0 +1,126 @@
+"""--find-limit against the built-in target made to slow down past a known load
+(`stampede target --capacity 5:100`: past 5 requests in flight, each is held 100 ms more).
+With a 10 ms delay, N VUs keep at most N requests in flight, so 5 VUs hold and 6 do not; by
+rate, R/s keeps about R/100 in flight, so 100/s holds and 800/s does not (levels well apart
+from the capacity: near it, a stall of the target makes a burst, one late response makes
+the next ones late too, and the step fails for the wrong reason). The search must report exactly that, in
+the summary, the results file (valid against the schema), the badge and the HTML report."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from browser_check import artifact, require_browser, run_check
+from harness import Target, main, run, write_scenario
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
+JS = os.path.join(ROOT, "tests", "js")
+
+
+def validate(path):
+    p = subprocess.run(["node", os.path.join(JS, "validate_results.js"), SCHEMA, path],
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+class FindLimit(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:10", extra=["--capacity", "5:100"])
+        cls.dir = tempfile.mkdtemp(prefix="stampede-find-limit-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def scenario(self, options=""):
+        return write_scenario(f"""
+local http = require "stampede.http"
+return {{
+  name = "Capacity",
+  options = {{ thresholds = {{ {{"http.request", p95 = 50}}, {{"iteration.errors", count = 0}} }}, {options} }},
+  run = function() http.get("{self.target.url}/api/posts") end,
+}}""", directory=self.dir, name=f"{self._testMethodName}.lua")
+
+    def path(self, name):
+        return os.path.join(self.dir, f"{self._testMethodName}-{name}")
+
+    def test_vus_staircase_stops_at_the_first_failing_step_and_refine_pins_the_limit(self):
+        out, badge, html = self.path("r.json"), self.path("badge.svg"), self.path("r.html")
+        # Steps 3 and 7 (the staircase stops there: 11 and 15 are never tried), then refine: 5, 6.
+        r = run(["run", self.scenario(), "--find-limit", "--start", "3", "--step", "4", "--up-to", "15",
+                 "--ramp", "1s", "--hold", "2s", "--refine", "--out", out, "--badge", badge, "--html", html])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("Held 5 VUs (known within 1); 6 VUs broke http.request p95 <= 50.00ms", r.out, r)
+        lines = r.out[r.out.index("\nlimit\n"):].splitlines()
+        rows = [line.split() for line in lines if line[:1].isdigit()]
+        self.assertEqual([(row[0], row[-1]) for row in rows[:2]], [("3", "pass"), ("7", "fail")], r.out)
+        self.assertEqual([(row[0], row[1], row[-1]) for row in rows[2:]],
+                         [("5", "(refine)", "pass"), ("6", "(refine)", "fail")], r.out)
+        self.assertIn("iteration.errors count", r.out)  # a column per threshold
+
+        ok, why = validate(out)
+        self.assertTrue(ok, why)
+        with open(out) as f:
+            result = json.load(f)["results"][0]
+        fl = result["find_limit"]
+        self.assertEqual((fl["by"], fl["limit"], fl["failed_at"]), ("vus", 5, 6))
+        self.assertEqual([(s["level"], s["status"], s["refine"]) for s in fl["steps"]],
+                         [(3, "pass", False), (7, "fail", False), (11, "not_reached", False), (15, "not_reached", False),
+                          (5, "pass", True), (6, "fail", True)])
+        judged = fl["steps"][1]["thresholds"][0]
+        self.assertGreater(judged["value"], 100, judged)  # 7 VUs: past capacity, held 100 ms more
+        self.assertLess(fl["steps"][0]["thresholds"][0]["value"], 30)
+        # The staircase ended with its first failing step: 2 steps of 3 s, not 4.
+        self.assertLess(result["duration_ms"], 8000)
+        self.assertIsNotNone(result["generator"])
+        self.assertTrue(result["passed"])
+        with open(badge) as f:
+            self.assertIn("limit 5 VUs", f.read())
+
+        require_browser()
+        run_check(self, "find_limit_report_check.js", "--html", html, "--screenshot", artifact("find-limit.png"),
+                  "--verdict", "Held 5 VUs", "--steps", "4")
+
+    def test_rate_steps_from_the_scenarios_options(self):
+        out = self.path("r.json")
+        scenario = self.scenario('find_limit = { by = "rate", start = 100, step = 700, up_to = 1500, ramp = "1s", hold = "2s" }')
+        r = run(["run", scenario, "--find-limit", "--quiet", "--out", out])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("Held 100 iterations/s; 800 iterations/s broke http.request p95", r.out, r)
+        self.assertIn("rate/s", r.out)
+        ok, why = validate(out)
+        self.assertTrue(ok, why)
+        with open(out) as f:
+            fl = json.load(f)["results"][0]["find_limit"]
+        self.assertEqual((fl["by"], fl["limit"], fl["failed_at"]), ("rate", 100, 800))
+        self.assertEqual([s["status"] for s in fl["steps"]], ["pass", "fail", "not_reached"])
+
+    def test_a_level_that_never_held_exits_1(self):
+        r = run(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
+                 "--ramp", "1s", "--hold", "1s", "--quiet"])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn("No level held: 8 VUs already broke http.request p95", r.out, r)
+
+    def test_bad_settings_are_usage_errors(self):
+        no_thresholds = write_scenario('return { run = function() end }', directory=self.dir, name="none.lua")
+        r = run(["run", no_thresholds, "--find-limit", "--step", "1", "--up-to", "2"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("judges each step by the scenario's thresholds", r.err)
+        r = run(["run", self.scenario(), "--find-limit", "--step", "1", "--up-to", "2", "--hold", "300ms", "--ramp", "1s"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--hold", r.err)
+        r = run(["run", self.scenario(), "--find-limit", "--up-to", "2"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--step", r.err)
+        r = run(["run", self.scenario(), "--find-limit=users", "--step", "1", "--up-to", "2"])
+        self.assertEqual(r.code, 2, r)
+        r = run(["run", self.scenario(), "--find-limit", "--step", "1", "--up-to", "2", "--vus", "10"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("leave out --vus", r.err)
+
+
+if __name__ == "__main__":
+    main()

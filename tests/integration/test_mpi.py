@@ -1,0 +1,231 @@
+"""Distributed runs over MPI (OpenMPI's mpirun), on one machine: 3 ranks against the
+built-in target. The merged counts must equal what the target served, the merged
+percentiles must match its exact truth, the merged summary must be exactly the merge of
+the ranks' own histograms, a threshold that only fails on the merged figures must fail,
+and a rank killed mid-run must not lose what was measured."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from harness import BIN, Target, main, write_scenario
+
+MPIRUN = shutil.which("mpirun")
+RANKS = 3
+
+
+def mpi_env():
+    """The environment for processes under MPI. OpenMPI never frees what its dlopen()ed
+    components and hwloc allocate, and LeakSanitizer cannot suppress frames in unknown
+    modules: in the sanitizer build its leak check would abort every rank at exit (and
+    mpirun would wait for them). Memory errors are still caught; only leak checking is off."""
+    env = dict(os.environ)
+    if "ASAN_OPTIONS" in env or "asan" in BIN:
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    return env
+
+
+def mpirun(args, timeout=60):
+    """`mpirun -np 3 stampede ARGS`, with the options the guide gives for one machine."""
+    cmd = [MPIRUN, "-q", "-np", str(RANKS), "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return subprocess.Popen(cmd + [BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env())
+
+
+def finish(p, timeout=60):
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise AssertionError(f"mpirun did not finish in {timeout}s\n{out}\n{err}")
+    return p.returncode, out, err
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def varints(data, at):
+    value, shift = 0, 0
+    while True:
+        b = data[at]
+        at += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, at
+
+
+def decode_histogram(hex_text):
+    """Histogram::serialize's bytes: 'S' 'H' 1 count [min max sum entries (gap n)*]."""
+    data = bytes.fromhex(hex_text)
+    assert data[:3] == b"SH\x01", data[:3]
+    count, at = varints(data, 3)
+    if count == 0:
+        return {"count": 0, "buckets": {}}
+    lo, at = varints(data, at)
+    hi, at = varints(data, at)
+    total, at = varints(data, at)
+    entries, at = varints(data, at)
+    buckets, index = {}, -1
+    for _ in range(entries):
+        gap, at = varints(data, at)
+        n, at = varints(data, at)
+        index += gap + 1
+        buckets[index] = n
+    return {"count": count, "min": lo, "max": hi, "sum": total, "buckets": buckets}
+
+
+def merge_histograms(hs):
+    out = {"count": 0, "buckets": {}}
+    for h in hs:
+        if h["count"] == 0:
+            continue
+        out["min"] = min(out.get("min", h["min"]), h["min"])
+        out["max"] = max(out.get("max", 0), h["max"])
+        out["sum"] = out.get("sum", 0) + h["sum"]
+        out["count"] += h["count"]
+        for k, n in h["buckets"].items():
+            out["buckets"][k] = out["buckets"].get(k, 0) + n
+    return out
+
+
+def metric(dump, name):
+    for m in dump["metrics"]:
+        if m["name"] == name:
+            return m
+    return None
+
+
+def tolerance(truth_ms):
+    return max(0.02 * truth_ms, 1.0)  # the accuracy suite's: max(2%, 1 ms)
+
+
+@unittest.skipIf(MPIRUN is None, "mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev; CI installs it)")
+class DistributedRun(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="stampede-mpi-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def scenario(self, url, rate, duration, extra=""):
+        return write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ rate = {rate}, duration = "{duration}", graceful_stop = "5s", max_vus = 300 {extra} }},
+         run = function() http.get("{url}/api/posts") end }}
+""", directory=self.dir)
+
+    def test_merged_results_equal_the_targets_truth_and_the_ranks_own(self):
+        rate, seconds = 150, 3
+        with Target(delay="uniform:5:15", seed=3) as target:
+            path = self.scenario(target.url, rate, f"{seconds}s")
+            out_json = os.path.join(self.dir, "r.json")
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--out", out_json,
+                                            "--rank-dump", self.dir]))
+            truth = target.truth()
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        results = load(out_json)["results"][0]
+        self.assertEqual(results["ranks"], RANKS)
+        counts = results["metrics"]
+        # Every request the target served was counted once, over all ranks.
+        self.assertEqual(counts["http.request"]["count"], truth["count"], out)
+        self.assertEqual(counts["iteration"]["count"], rate * seconds, out)
+        for p in ("p50", "p95", "p99"):
+            measured = counts["http.request"][p + "_ms"]
+            self.assertLessEqual(abs(measured - truth[p + "_ms"]), tolerance(truth[p + "_ms"]),
+                                 f"{p}: merged {measured:.3f} ms, truth {truth[p + '_ms']:.3f} ms")
+
+        # The merged summary is exactly the merge of each rank's own histograms.
+        dumps = [load(os.path.join(self.dir, f"rank-{r}.json")) for r in range(RANKS)]
+        merged = load(os.path.join(self.dir, "merged.json"))
+        for name in ("http.request", "iteration"):
+            own = [decode_histogram(metric(d, name)["histogram"]) for d in dumps]
+            # The arrivals were split evenly: one worker thread per rank, every third arrival each.
+            for r, h in enumerate(own):
+                self.assertEqual(h["count"], rate * seconds // RANKS, f"rank {r} {name}")
+            self.assertEqual(merge_histograms(own), decode_histogram(metric(merged, name)["histogram"]), name)
+        self.assertEqual(sum(d["requests"]["completed"] for d in dumps), truth["count"])
+
+    def test_a_threshold_that_only_fails_on_the_merged_figures_fails(self):
+        rate, seconds = 30, 2  # 60 requests in all, 20 per rank
+        with Target() as target:
+            path = self.scenario(target.url, rate, f"{seconds}s",
+                                 ', thresholds = { {"http.request", count = 40} }')
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--rank-dump", self.dir]))
+        self.assertEqual(code, 1, f"{out}\n{err}")
+        self.assertRegex(out, r"http\.request\s+60\b")
+        for r in range(RANKS):
+            dump = load(os.path.join(self.dir, f"rank-{r}.json"))
+            self.assertLessEqual(metric(dump, "http.request")["count"], 40, f"rank {r} alone would pass")
+
+    def test_a_rank_that_dies_is_named_and_what_was_measured_is_kept(self):
+        with Target() as target:
+            path = self.scenario(target.url, 60, "20s")
+            out_json = os.path.join(self.dir, "r.json")
+            started = time.monotonic()
+            p = mpirun(["run", path, "--quiet", "--threads", "1", "--rank-timeout", "2s", "--out", out_json])
+            killed = []
+
+            def kill_rank_2():
+                # Rank 2 of this job: a stampede process whose environment says so.
+                deadline = time.monotonic() + 15
+                while time.monotonic() < deadline and not killed:
+                    for pid in os.listdir("/proc"):
+                        if not pid.isdigit():
+                            continue
+                        try:
+                            with open(f"/proc/{pid}/environ", "rb") as f:
+                                environ = f.read()
+                            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                                cmdline = f.read()
+                        except OSError:
+                            continue
+                        if b"OMPI_COMM_WORLD_RANK=2\0" in environ and path.encode() in cmdline:
+                            time.sleep(2.5)  # a couple of seconds into the run
+                            os.kill(int(pid), 9)
+                            killed.append(pid)
+                            return
+                    time.sleep(0.05)
+
+            killer = threading.Thread(target=kill_rank_2)
+            killer.start()
+            code, out, err = finish(p, timeout=40)
+            killer.join()
+            elapsed = time.monotonic() - started
+            truth = target.truth()
+        self.assertTrue(killed, "rank 2 was never found to be killed")
+        self.assertNotEqual(code, 0, f"{out}\n{err}")
+        self.assertRegex(err, r"rank 2 was lost [0-9.]+ s into the run", err)
+        self.assertLess(elapsed, 15, "the run was not stopped when the rank was lost")
+        results = load(out_json)["results"][0]
+        self.assertEqual([l["rank"] for l in results["lost_ranks"]], [2], results.get("lost_ranks"))
+        self.assertIn("sent nothing", results["lost_ranks"][0]["reason"])
+        counts = results["metrics"]
+        # What ranks 0 and 1 (and rank 2 until it died) measured is there.
+        self.assertGreater(counts["http.request"]["count"], 60)
+        self.assertLessEqual(counts["http.request"]["count"], truth["count"])
+
+    def test_nodes_runs_itself_under_mpirun(self):
+        with Target() as target:
+            path = self.scenario(target.url, 40, "1s")
+            r = subprocess.run([BIN, "run", path, "--quiet", "--threads", "1", "--nodes", "localhost",
+                                "--procs-per-node", "2", "--out", os.path.join(self.dir, "r.json")],
+                               capture_output=True, text=True, timeout=60, env=mpi_env())
+            truth = target.truth()
+        self.assertEqual(r.returncode, 0, f"{r.stdout}\n{r.stderr}")
+        results = load(os.path.join(self.dir, "r.json"))["results"][0]
+        self.assertEqual(results["ranks"], 2)
+        self.assertEqual(results["metrics"]["http.request"]["count"], truth["count"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""--parallel: several scenario files at once, each with its own load model, thresholds and
+results. Two scenarios with different loads (closed model, open model) against the built-in
+target; only one fails its threshold: exit 1, one summary block each, two results in the
+file. Without --parallel the same files run one after the other."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+from harness import Target, main, run, write_scenario
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
+JS = os.path.join(ROOT, "tests", "js")
+
+
+class Parallel(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(delay="fixed:10")
+        cls.dir = tempfile.mkdtemp(prefix="stampede-parallel-")
+        # Reading: 2 VUs for 2 s, p95 well under 50 ms: passes.
+        cls.reading = write_scenario(f"""
+local http = require "stampede.http"
+return {{
+  name = "Reading",
+  options = {{ vus = 2, duration = "2s", thresholds = {{ {{"http.request", p95 = 50}} }} }},
+  run = function() http.get("{cls.target.url}/api/posts") end,
+}}""", directory=cls.dir, name="reading.lua")
+        # Posting: 40 arrivals/s for 3 s, asking for p95 under 5 ms of a 10 ms server: fails.
+        cls.posting = write_scenario(f"""
+local http = require "stampede.http"
+return {{
+  name = "Posting",
+  options = {{ rate = 40, duration = "3s", thresholds = {{ {{"http.request", p95 = 5}} }} }},
+  run = function() http.post("{cls.target.url}/api/posts", {{ json = {{ title = "hi" }} }}) end,
+}}""", directory=cls.dir, name="posting.lua")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_scenarios_run_at_once_with_their_own_loads_and_verdicts(self):
+        out = os.path.join(self.dir, "parallel.json")
+        started = time.monotonic()
+        r = run(["run", self.reading, self.posting, "--parallel", "--out", out])
+        took = time.monotonic() - started
+        self.assertEqual(r.code, 1, r)
+        self.assertLess(took, 4.9, f"ran one after the other? {took:.1f}s\n{r}")  # 2 s and 3 s at once, not 5 s
+        self.assertIn("Reading ran for 2.0s", r.out, r)
+        self.assertIn("Posting ran for 3.0s", r.out, r)
+        self.assertIn("pass http.request p95 <= 50.00ms", r.out)
+        self.assertIn("fail http.request p95 <= 5.00ms", r.out)
+        # Blocks are whole: each one's thresholds follow its own header.
+        reading, posting = r.out.index("Reading ran for"), r.out.index("Posting ran for")
+        first, second = sorted([reading, posting])
+        self.assertEqual(r.out.count("thresholds\n", first, second), 1, r.out)
+
+        p = subprocess.run(["node", os.path.join(JS, "validate_results.js"), SCHEMA, out], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertFalse(doc["passed"])
+        results = {res["scenario"]: res for res in doc["results"]}
+        self.assertEqual([res["scenario"] for res in doc["results"]], ["Reading", "Posting"])  # in the order given
+        self.assertTrue(results["Reading"]["passed"])
+        self.assertFalse(results["Posting"]["passed"])
+        self.assertEqual(results["Reading"]["options"]["model"], "vus")
+        self.assertEqual(results["Posting"]["options"]["model"], "rate")
+        self.assertEqual(results["Posting"]["metrics"]["iterations"]["count"], 120)  # 40/s for 3 s, exactly
+        self.assertGreater(results["Reading"]["metrics"]["iterations"]["count"], 200)
+        # Both ran over the same stretch of wall time.
+        self.assertLess(abs(self.started_at(results["Reading"]) - self.started_at(results["Posting"])), 1.0)
+
+    def test_without_parallel_files_run_one_after_the_other(self):
+        out = os.path.join(self.dir, "sequential.json")
+        started = time.monotonic()
+        r = run(["run", self.reading, self.posting, "--quiet", "--out", out])
+        self.assertEqual(r.code, 1, r)
+        self.assertGreater(time.monotonic() - started, 5.0, r)
+        self.assertLess(r.out.index("Reading ran for"), r.out.index("Posting ran for"))
+        with open(out) as f:
+            results = json.load(f)["results"]
+        self.assertGreaterEqual(self.started_at(results[1]) - self.started_at(results[0]), 2.0)
+
+    def test_parallel_with_the_dashboard_is_refused(self):
+        r = run(["run", self.reading, self.posting, "--parallel", "--dashboard"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--parallel", r.err)
+
+    @staticmethod
+    def started_at(result):
+        from datetime import datetime
+        return datetime.fromisoformat(result["started_at"].replace("Z", "+00:00")).timestamp()
+
+
+if __name__ == "__main__":
+    main()

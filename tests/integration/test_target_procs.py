@@ -1,0 +1,54 @@
+"""`stampede target --procs N`: N processes share one port (SO_REUSEPORT); at exit the
+parent merges their truth, and the merged count is exactly what the load generator sent."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+from harness import BIN, free_port, main, run, write_scenario
+
+
+class TargetProcesses(unittest.TestCase):
+    def test_processes_share_the_port_and_the_merged_truth_is_exact(self):
+        port = free_port()
+        truth_path = os.path.join(tempfile.mkdtemp(prefix="stampede-procs-"), "truth.json")
+        target = subprocess.Popen([BIN, "target", "--procs", "3", "--listen", f"127.0.0.1:{port}",
+                                   "--truth-out", truth_path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True)
+        try:
+            deadline = time.time() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    self.assertLess(time.time(), deadline, "target did not start")
+                    time.sleep(0.05)
+            # 12 VUs, a connection each: the kernel spreads connections over the processes.
+            path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 12, duration = "1s", graceful_stop = "5s" }},
+         run = function() http.get("http://127.0.0.1:{port}/api/posts") end }}
+""")
+            r = run(["run", path, "--quiet"])
+            self.assertEqual(r.code, 0, r)
+        finally:
+            target.send_signal(signal.SIGTERM)
+            _, err = target.communicate(timeout=20)
+        self.assertEqual(target.returncode, 0, err)
+        with open(truth_path) as f:
+            truth = json.load(f)
+        self.assertEqual(len(truth["processes"]), 3)
+        self.assertEqual(truth["count"], sum(p["count"] for p in truth["processes"]))
+        self.assertEqual(truth["count"], r.metric("http.request")["count"], r)
+        self.assertGreaterEqual(sum(1 for p in truth["processes"] if p["count"] > 0), 2,
+                                f"connections did not spread over the processes: {truth}")
+        self.assertIn(f"3 processes held {truth['count']} requests", err)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+#include "clients/worker_timers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace stampede::clients {
+namespace {
+
+// Records which timer fired, and when (the heap's `now`).
+struct Probe {
+  int id = 0;
+  std::vector<int>* log = nullptr;
+  WorkerTimer timer;
+  static void fire(void* arg) {
+    auto* p = static_cast<Probe*>(arg);
+    p->log->push_back(p->id);
+  }
+};
+
+TEST(TimerHeap, FiresDueTimersEarliestFirstAndNothingEarly) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  const Nanos deadlines[] = {50, 10, 40, 20, 30};
+  for (int i = 0; i < 5; ++i) {
+    probes.push_back(std::make_unique<Probe>());
+    probes.back()->id = i;
+    probes.back()->log = &log;
+    heap.schedule(probes.back()->timer, deadlines[i], &Probe::fire, probes.back().get());
+  }
+  EXPECT_EQ(*heap.earliest(), 10);
+  EXPECT_EQ(heap.fire_due(9), 0u);
+  EXPECT_EQ(heap.fire_due(30), 3u);
+  EXPECT_EQ(log, (std::vector<int>{1, 3, 4}));
+  EXPECT_FALSE(probes[1]->timer.armed());
+  EXPECT_TRUE(probes[0]->timer.armed());
+  EXPECT_EQ(heap.fire_due(1000), 2u);
+  EXPECT_EQ(log, (std::vector<int>{1, 3, 4, 2, 0}));
+  EXPECT_FALSE(heap.earliest().has_value());
+}
+
+std::unique_ptr<Probe> probe(int id, std::vector<int>& log) {
+  auto p = std::make_unique<Probe>();
+  p->id = id;
+  p->log = &log;
+  return p;
+}
+
+TEST(TimerHeap, CancelAndDestroyRemoveFromAnywhere) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (int i = 0; i < 8; ++i) {
+    probes.push_back(probe(i, log));
+    heap.schedule(probes.back()->timer, 100 - i * 10, &Probe::fire, probes.back().get());  // 100, 90, ..., 30
+  }
+  probes[7]->timer.cancel();  // the earliest (30)
+  probes[2].reset();          // destroyed while armed (80): its owner went away
+  probes[4]->timer.cancel();  // one in the middle (60)
+  probes[4]->timer.cancel();  // twice is harmless
+  EXPECT_EQ(heap.size(), 5u);
+  EXPECT_EQ(*heap.earliest(), 40);
+  heap.fire_due(1000);
+  EXPECT_EQ(log, (std::vector<int>{6, 5, 3, 1, 0}));
+}
+
+TEST(TimerHeap, ReArmingMovesTheDeadline) {
+  TimerHeap heap;
+  std::vector<int> log;
+  auto a = probe(1, log);
+  auto b = probe(2, log);
+  heap.schedule(a->timer, 10, &Probe::fire, a.get());
+  heap.schedule(b->timer, 20, &Probe::fire, b.get());
+  heap.schedule(a->timer, 30, &Probe::fire, a.get());  // later now: armed once, not twice
+  EXPECT_EQ(heap.size(), 2u);
+  EXPECT_EQ(a->timer.deadline(), 30);
+  heap.fire_due(25);
+  EXPECT_EQ(log, (std::vector<int>{2}));
+  heap.fire_due(30);
+  EXPECT_EQ(log, (std::vector<int>{2, 1}));
+}
+
+// A heartbeat: each firing arms the next one an interval later.
+struct Repeater {
+  TimerHeap* heap = nullptr;
+  WorkerTimer timer;
+  Nanos interval = 0;
+  std::vector<Nanos> fired_at;  // the deadline it fired for
+  static void fire(void* arg) {
+    auto* r = static_cast<Repeater*>(arg);
+    r->fired_at.push_back(r->timer.deadline());
+    r->heap->schedule(r->timer, r->timer.deadline() + r->interval, &Repeater::fire, r);
+  }
+};
+
+TEST(TimerHeap, ACallbackMayReArmItsOwnTimerAndOthersDueRunInTheSameCall) {
+  TimerHeap heap;
+  Repeater r;
+  r.heap = &heap;
+  r.interval = 10;
+  heap.schedule(r.timer, 10, &Repeater::fire, &r);
+  // Late by 35: the deadlines 10, 20, 30 and 40 are all due; each runs once, in order.
+  EXPECT_EQ(heap.fire_due(45), 4u);
+  EXPECT_EQ(r.fired_at, (std::vector<Nanos>{10, 20, 30, 40}));
+  EXPECT_EQ(*heap.earliest(), 50);
+}
+
+struct Canceller {
+  WorkerTimer timer;
+  WorkerTimer* victim = nullptr;
+  static void fire(void* arg) { static_cast<Canceller*>(arg)->victim->cancel(); }
+};
+
+TEST(TimerHeap, ACallbackMayCancelAnotherDueTimer) {
+  TimerHeap heap;
+  std::vector<int> log;
+  auto victim = probe(1, log);
+  Canceller c;
+  c.victim = &victim->timer;
+  heap.schedule(c.timer, 10, &Canceller::fire, &c);
+  heap.schedule(victim->timer, 11, &Probe::fire, victim.get());
+  EXPECT_EQ(heap.fire_due(100), 1u);
+  EXPECT_TRUE(log.empty());
+}
+
+TEST(TimerHeap, ManyTimersInRandomOrderFireSorted) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  std::mt19937 rng(42);
+  std::vector<std::pair<Nanos, int>> expected;
+  for (int i = 0; i < 2000; ++i) {
+    probes.push_back(probe(i, log));
+    const Nanos at = static_cast<Nanos>(rng() % 1'000'000) * 2 + 1;  // odd: never equal to a cut below
+    heap.schedule(probes.back()->timer, at, &Probe::fire, probes.back().get());
+    expected.emplace_back(at, i);
+  }
+  // Cancel every third, then fire in a few slices.
+  for (int i = 0; i < 2000; i += 3) probes[static_cast<std::size_t>(i)]->timer.cancel();
+  expected.erase(std::remove_if(expected.begin(), expected.end(), [](const auto& e) { return e.second % 3 == 0; }),
+                 expected.end());
+  std::sort(expected.begin(), expected.end());
+  for (Nanos cut : {200'000, 1'000'000, 1'500'000, 2'000'000}) heap.fire_due(cut);
+  ASSERT_EQ(log.size(), expected.size());
+  for (std::size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i], expected[i].second) << i;
+}
+
+TEST(TimerHeap, TimersOutlivingTheHeapAreDisarmed) {
+  std::vector<int> log;
+  auto p = probe(1, log);
+  {
+    TimerHeap heap;
+    heap.schedule(p->timer, 10, &Probe::fire, p.get());
+  }
+  EXPECT_FALSE(p->timer.armed());
+  p->timer.cancel();  // and cancelling (or destroying) it later touches nothing
+}
+
+TEST(WorkerTimers, FireOnTheLoopAtTheirDeadlinesInOrder) {
+  boost::asio::io_context io;
+  SteadyClock clock;
+  WorkerTimers timers(io, clock);
+  struct Rec {
+    WorkerTimer timer;
+    const Clock* clock = nullptr;
+    std::vector<std::pair<int, Nanos>>* log = nullptr;
+    int id = 0;
+    static void fire(void* arg) {
+      auto* r = static_cast<Rec*>(arg);
+      r->log->emplace_back(r->id, r->clock->now());
+    }
+  };
+  std::vector<std::pair<int, Nanos>> log;
+  Rec recs[3];
+  const Nanos t0 = clock.now();
+  // Armed latest first, so each new one moves the loop's timer earlier.
+  for (int i = 2; i >= 0; --i) {
+    recs[i].clock = &clock;
+    recs[i].log = &log;
+    recs[i].id = i;
+    timers.schedule(recs[i].timer, t0 + (i + 1) * 2 * kMilli, &Rec::fire, &recs[i]);
+  }
+  EXPECT_EQ(timers.armed(), 3u);
+  io.run_for(std::chrono::seconds(2));  // returns once nothing is armed
+  ASSERT_EQ(log.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(log[static_cast<std::size_t>(i)].first, i);
+    EXPECT_GE(log[static_cast<std::size_t>(i)].second, t0 + (i + 1) * 2 * kMilli);  // never early
+  }
+  EXPECT_EQ(timers.armed(), 0u);
+}
+
+}  // namespace
+}  // namespace stampede::clients

@@ -1,0 +1,91 @@
+#include "distributed/rank_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "distributed/launcher.hpp"
+#include "distributed/rank_split.hpp"
+
+namespace stampede::distributed {
+namespace {
+
+TEST(RankPlan, RoundTrip) {
+  RankPlan p;
+  p.sequence = 3;
+  p.file = "lobby.lua";
+  p.source = "return {}\n\"quoted\"";
+  p.shape.model = LoadModel::Rate;
+  p.shape.start = 2.5;
+  p.shape.stages = {{30 * kSecond, 100}, {0, 7}};
+  p.shape.max_vus = 77;
+  p.shape.graceful_stop = 5 * kSecond;
+  p.setup_data = R"({"token":"abc"})";
+  p.insecure = true;
+  p.local_addresses = {"127.0.0.2", "127.0.0.3"};
+  const RankPlan q = decode_plan(encode_plan(p));
+  EXPECT_FALSE(q.done);
+  EXPECT_EQ(q.sequence, 3u);
+  EXPECT_EQ(q.file, p.file);
+  EXPECT_EQ(q.source, p.source);
+  EXPECT_EQ(q.shape.model, LoadModel::Rate);
+  EXPECT_EQ(q.shape.start, 2.5);
+  ASSERT_EQ(q.shape.stages.size(), 2u);
+  EXPECT_EQ(q.shape.stages[0].duration, 30 * kSecond);
+  EXPECT_EQ(q.shape.stages[1].target, 7);
+  EXPECT_EQ(q.shape.max_vus, 77);
+  EXPECT_EQ(q.shape.graceful_stop, 5 * kSecond);
+  EXPECT_EQ(q.setup_data, p.setup_data);
+  EXPECT_TRUE(q.insecure);
+  EXPECT_EQ(q.local_addresses, p.local_addresses);
+}
+
+TEST(RankPlan, GarbageIsAnError) {
+  EXPECT_THROW(decode_plan("{"), std::invalid_argument);
+  EXPECT_THROW(decode_plan("{\"done\":1}"), std::invalid_argument);
+}
+
+// The split over ranks and threads adds up exactly, remainders to the lowest segments.
+TEST(RankSplit, SegmentsAddUpAndVusAreExact) {
+  const std::vector<int> threads{2, 3, 2};
+  EXPECT_EQ(segments_of(threads, 0).first, 0);
+  EXPECT_EQ(segments_of(threads, 1).first, 2);
+  EXPECT_EQ(segments_of(threads, 2).first, 5);
+  EXPECT_EQ(segments_of(threads, 2).total, 7);
+  for (long long vus : {0LL, 1LL, 6LL, 7LL, 100'001LL}) {
+    long long sum = 0;
+    for (int s = 0; s < 7; ++s) sum += share_of(vus, 7, s);
+    EXPECT_EQ(sum, vus);
+  }
+}
+
+TEST(RankSplit, ThreadsNeverExceedWhatARankCouldUse) {
+  LoadShape vus;
+  vus.start = 5;
+  vus.stages = {{kSecond, 5}};
+  EXPECT_EQ(rank_threads(8, vus, 3), 2);  // ceil(5 / 3)
+  EXPECT_EQ(rank_threads(1, vus, 3), 1);
+  LoadShape rate;
+  rate.model = LoadModel::Rate;
+  rate.max_vus = 1000;
+  rate.stages = {{kSecond, 100}};
+  EXPECT_EQ(rank_threads(4, rate, 6), 4);
+}
+
+TEST(Launcher, BuildsTheMpirunLine) {
+  LaunchRequest r;
+  r.argv = {"stampede", "run", "lobby.lua", "--nodes", "h1,h2", "--procs-per-node=2", "--vus", "10"};
+  r.nodes = "h1,h2";
+  r.procs_per_node = 2;
+  r.self = "/opt/stampede/bin/stampede";
+  r.as_root = true;
+  const std::vector<std::string> expected{"mpirun", "-q", "-H", "h1:2,h2:2", "--allow-run-as-root", "--mca",
+                                          "orte_abort_on_non_zero_status", "0", "/opt/stampede/bin/stampede",
+                                          "run", "lobby.lua", "--vus", "10"};
+  EXPECT_EQ(mpirun_command(r), expected);
+  r.nodes = ",";
+  EXPECT_THROW(mpirun_command(r), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace stampede::distributed

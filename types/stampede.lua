@@ -1,0 +1,104 @@
+---@meta stampede
+-- LuaLS type definitions for Stampede's Lua API (https://luals.github.io). Not loaded by
+-- Stampede: they tell an editor what `require "stampede"` and friends return. They are also
+-- the source of docs/reference/lua.md (scripts/reference.py writes it from these files).
+
+---A duration: milliseconds as a number, or a string such as "250ms", "30s", "1m", "1h30m".
+---@alias stampede.Duration number|string
+
+---One stage of a ramp: `{ "30s", 500 }` (or `{ duration = "30s", target = 500 }`) moves the
+---VU count (or the rate) in a straight line to `target` over the duration.
+---@alias stampede.Stage { [1]: stampede.Duration, [2]: number, duration?: stampede.Duration, target?: number }
+
+---A threshold: `{ "metric", key = limit, ... }`, judged as `value <= limit` at the end of the
+---run. Timings (ms): `min mean p50 p90 p95 p99 max`; checks: `failed`, `failed_rate` (0..1);
+---every metric: `count`, `rate` (per second); gauges: `max` (their highest level, e.g.
+---`{"generator.cpu", max = 90}`). A metric that recorded nothing fails the
+---threshold ("no samples"); an unknown key is an error before the run starts.
+---@alias stampede.Threshold { [1]: string, min?: number, mean?: number, p50?: number, p90?: number, p95?: number, p99?: number, max?: number, count?: number, rate?: number, failed?: number, failed_rate?: number }
+
+---The `options` of a scenario; flags of `stampede run` override them.
+---@class stampede.Options
+---@field vus? integer Closed model: this many VUs, each starting its next iteration as soon as the last ends (with `duration`).
+---@field duration? stampede.Duration How long the load lasts (with `vus` or `rate`).
+---@field stages? stampede.Stage[] Closed model with ramps: `{ {"30s", 500}, {"1m", 500}, {"10s", 0} }`.
+---@field rate? number Open model: iterations started per second, on schedule however long earlier ones take (with `duration`).
+---@field rate_stages? stampede.Stage[] Open model with ramps: `{ {"30s", 100}, {"1m", 500} }`, from `start_rate`.
+---@field start_rate? number Open model: the rate `rate_stages` start from (default 0).
+---@field max_vus? integer Open model: the most iterations in flight; arrivals beyond it count as `iterations.dropped` (default: the peak rate, at least 100).
+---@field graceful_stop? stampede.Duration How long VUs no longer needed (ramp-down, end, first Ctrl-C) may finish their iteration (default 0).
+---@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: `{ {"http.request", p95 = 250}, ... }`.
+---@field local_addresses? string|string[] Source addresses for outgoing connections: `"127.0.0.2-127.0.0.50"` or a list.
+---@field insecure? boolean Do not verify TLS certificates for any request.
+---@field find_limit? stampede.FindLimit How `stampede run --find-limit` steps the load for this scenario (its flags override each field).
+
+---How `--find-limit` steps the load: each step ramps for `ramp`, holds for `hold`, and the
+---scenario's thresholds are judged over the hold alone; the first step that breaks one ends it.
+---@class stampede.FindLimit
+---@field by? "vus"|"rate" Step the VUs (default) or the arrival rate.
+---@field start? number The first level (default: one step).
+---@field step? number How much each step adds.
+---@field up_to? number The highest level to try.
+---@field hold? stampede.Duration How long each step holds its level, judged (default 30s).
+---@field ramp? stampede.Duration How long each step ramps to its level, not judged (default 5s).
+---@field refine? boolean After the first failing step, bisect until the limit is known within `resolution`.
+---@field resolution? number The bracket `refine` settles for (default: step / 8).
+
+---What a scenario file returns.
+---@class stampede.Scenario
+---@field name? string The scenario's name in the summary and results (default: the file name).
+---@field options? stampede.Options The load, thresholds and connection settings.
+---@field setup? fun(): any Runs once before any VU; its JSON-serialisable result is `vu.data` in every VU.
+---@field run fun(vu: stampede.Vu) One iteration of one VU (required).
+---@field teardown? fun(data: any) Runs once at the end with setup's result.
+
+---The VU running an iteration, passed to `run`.
+---@class stampede.Vu
+---@field id integer Unique across workers (and MPI ranks), from 1.
+---@field iteration integer This VU's iteration, from 0.
+---@field data any What `setup` returned.
+
+---`require "stampede"`: checks, your own metrics, think time, the clock, the environment.
+local stampede = {}
+
+---Counts a pass or a failure of the check `name` (shown under "checks" in the summary;
+---thresholds: `failed`, `failed_rate`). Returns `ok`.
+---@param name string
+---@param ok any true or truthy: a pass
+---@return boolean ok
+function stampede.check(name, ok) end
+
+---Runs `fn(...)` and records how long it took under the timing `name` (also when it
+---raises, and then raises again). `fn` may make requests.
+---@generic R
+---@param name string
+---@param fn fun(...): R
+---@param ... any passed to fn
+---@return R ... what fn returned
+function stampede.measure(name, fn, ...) end
+
+---Records a value in milliseconds under the timing `name`.
+---@param name string
+---@param ms number
+function stampede.record(name, ms) end
+
+---Adds `n` (default 1) to the counter `name`.
+---@param name string
+---@param n? number
+function stampede.increment(name, n) end
+
+---Pauses this VU (not the thread) for a duration: think time.
+---@param duration stampede.Duration
+function stampede.sleep(duration) end
+
+---Milliseconds since the run started (monotonic, sub-microsecond).
+---@return number ms
+function stampede.now() end
+
+---An environment variable, or `default` when it is not set: `stampede.env("BASE_URL", "http://localhost:4000")`.
+---@param name string
+---@param default? string
+---@return string|nil
+function stampede.env(name, default) end
+
+return stampede

@@ -1,0 +1,89 @@
+---@meta stampede.http
+
+---Options of a request (every field optional).
+---@class stampede.http.Options
+---@field headers? table<string, string> Request headers: `{ authorization = "Bearer t" }`.
+---@field query? table<string, any> Appended to the URL, percent-encoded.
+---@field body? string The request body as it is.
+---@field json? table Encoded as JSON; sets `content-type: application/json`.
+---@field form? table URL-encoded; sets `content-type: application/x-www-form-urlencoded`.
+---@field timeout? stampede.Duration The whole request, redirects included (default 60 s).
+---@field redirects? integer|false How many redirects to follow (default 10; 0 or false: none).
+---@field name? string Also record under `http.request.<name>`, so URLs that differ by an id share a row and a threshold.
+---@field insecure? boolean Do not verify TLS for this request.
+
+---A response. `status` is 0 when no response arrived; then `error` and `error_reason` say why.
+---@class stampede.http.Response
+---@field status integer
+---@field headers table<string, string> Lowercase names.
+---@field body string De-chunked and gunzipped.
+---@field url string The URL after redirects.
+---@field duration number Milliseconds.
+---@field error? string What went wrong when no response arrived.
+---@field error_reason? string refused, timeout, reset, closed, tls, dns, protocol, url, fd, ports, redirects...
+local Response = {}
+
+---The body decoded as JSON (decoded on first use, then kept). Raises when it is not JSON.
+---@return any
+function Response:json() end
+
+---`require "stampede.http"`: an HTTP/1.1 client per VU, with keep-alive connections and a
+---cookie jar like a browser (shared with `stampede.liveview`).
+local http = {}
+
+---A request with any method: `http.request("PUT", url, { json = {...} })`.
+---@param method string
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.request(method, url, opts) end
+
+---GET `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.get(url, opts) end
+
+---POST `url`: `http.post(url, { json = { title = "hi" } })`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.post(url, opts) end
+
+---PUT `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.put(url, opts) end
+
+---PATCH `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.patch(url, opts) end
+
+---DELETE `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.delete(url, opts) end
+
+---DELETE `url` (the same as `http.delete`, for a name that is not a keyword anywhere).
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.del(url, opts) end
+
+---HEAD `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.head(url, opts) end
+
+---OPTIONS `url`.
+---@param url string
+---@param opts? stampede.http.Options
+---@return stampede.http.Response
+function http.options(url, opts) end
+
+return http

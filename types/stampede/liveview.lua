@@ -1,0 +1,182 @@
+---@meta stampede.liveview
+
+---Options of `live.connect`.
+---@class stampede.liveview.ConnectOptions
+---@field socket_path? string The Endpoint's LiveView socket (default "/live": `socket "/live", Phoenix.LiveView.Socket`).
+---@field timeout? stampede.Duration Page GET, socket and joins (default 10 s).
+---@field event_timeout? stampede.Duration Events, patches and uploads (default 30 s).
+---@field headers? table<string, string> Headers of the page GET.
+---@field params? table<string, any> The app's `LiveSocket` params, e.g. `{ timezone = "UTC" }`.
+---@field origin? boolean|string `true`: send the page's origin as a browser does; or a string (default: none).
+---@field heartbeat? stampede.Duration|false Default "30s"; false: none.
+---@field redirects? integer Redirects followed by the page GET (default 10).
+---@field buffer? integer Pushes kept for `await` (default 100).
+---@field compression? boolean Offer permessage-deflate.
+---@field insecure? boolean Do not verify TLS.
+
+---Options of the event calls (`click`, `change`, `submit`, ...).
+---@class stampede.liveview.EventOptions
+---@field target? integer|string A component's cid (`phx-target={@myself}`); default: the element's.
+---@field element? string A selector for the element clicked.
+---@field view? string A nested LiveView's id.
+---@field field? string `change`/`submit`: the input that changed (default: the first of `values`).
+---@field form? string `change`/`submit`: a selector for the form (default `form[phx-change=event]`).
+---@field timeout? stampede.Duration Default: the view's `event_timeout`.
+
+---A file for `view:upload`.
+---@class stampede.liveview.File
+---@field name string
+---@field content string
+---@field type? string Guessed from the name when absent.
+
+---Options of `view:await`.
+---@class stampede.liveview.AwaitOptions
+---@field event? string A `push_event` name.
+---@field match? fun(payload: any, msg: stampede.liveview.Push): boolean
+---@field timeout? stampede.Duration
+
+---A push the LiveView sent by itself.
+---@class stampede.liveview.Push
+---@field kind "diff"|"event"|"live_patch"
+---@field event? string The `push_event` name (kind "event").
+---@field to? string The new URL (kind "live_patch").
+
+---One browser tab on a LiveView page: the page as the user sees it (every diff merged),
+---its socket, its joined LiveViews. A reply that navigates raises `live_redirect` or
+---`redirect` (pass the error to `view:follow`); other failures raise `stampede.error`
+---objects (`page_error`, `join_error`, `event_error`, `view_crashed`, `timeout`, `not_found`, ...).
+---Closed when the iteration ends.
+---@class stampede.liveview.View
+local View = {}
+
+---A `phx-click`; returns handle_event's reply map (nil when none). Without `value`, the
+---value the browser would send is read from the element bound to `event`.
+---@param event string
+---@param value? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:click(event, value, opts) end
+
+---A `phx-keyup`, e.g. `view:keyup("search", { key = "Enter" })`.
+---@param event string
+---@param value? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:keyup(event, value, opts) end
+
+---A `phx-keydown`.
+---@param event string
+---@param value? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:keydown(event, value, opts) end
+
+---A `phx-blur`.
+---@param event string
+---@param value? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:blur(event, value, opts) end
+
+---A `phx-focus`.
+---@param event string
+---@param value? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:focus(event, value, opts) end
+
+---A JS hook's `pushEvent(event, payload)`.
+---@param event string
+---@param payload? table
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:hook(event, payload, opts) end
+
+---A `phx-change`: `values` such as `{ post = { title = "Hi" } }` are typed into the form
+---on the page and the whole form is sent as the browser sends it.
+---@param event string
+---@param values table|string A table or a URL-encoded string.
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:change(event, values, opts) end
+
+---A `phx-submit`, the same way as `change`.
+---@param event string
+---@param values table|string
+---@param opts? stampede.liveview.EventOptions
+---@return table|nil reply
+function View:submit(event, values, opts) end
+
+---A `live_patch` (`<.link patch>`): `handle_params` runs, the URL changes.
+---@param url string
+---@param opts? stampede.liveview.EventOptions
+function View:patch(url, opts) end
+
+---A `<.link navigate>`: joins the new LiveView over the same socket (or loads the page when
+---the server refuses). Returns the view.
+---@param url string
+---@param opts? stampede.liveview.EventOptions
+---@return stampede.liveview.View
+function View:navigate(url, opts) end
+
+---Follows a `live_redirect` error (live navigation, with its flash) or a `redirect` error
+---(a full page load). Returns the view.
+---@param err stampede.Error
+---@return stampede.liveview.View
+function View:follow(err) end
+
+---A `live_file_input` upload (`allow_upload`, then each file in 64,000-byte chunks over its
+---`lvu:` channel). Submit the form afterwards.
+---@param name string The upload's name (`allow_upload(socket, :avatar, ...)`).
+---@param files stampede.liveview.File[]
+---@param opts? stampede.liveview.EventOptions
+function View:upload(name, files, opts) end
+
+---The next push the LiveView sent by itself (diff, `push_event`, `live_patch`), from the
+---join on. Returns the payload and the message.
+---@param opts? stampede.liveview.AwaitOptions
+---@return any payload
+---@return stampede.liveview.Push msg
+function View:await(opts) end
+
+---The rendered page (HTML).
+---@return string
+function View:html() end
+
+---The text of the first element matching a selector (`tag`, `#id`, `.class`,
+---`[attr=value]`, descendants), nil when none.
+---@param selector string
+---@return string|nil
+function View:text(selector) end
+
+---The current URL.
+---@return string
+function View:url() end
+
+---The page title.
+---@return string|nil
+function View:title() end
+
+---The server's LiveView version, e.g. "1.0.2".
+---@return string
+function View:version() end
+
+---Closes the view's socket.
+function View:close() end
+
+---Whether the view's socket is open.
+---@return boolean
+function View:is_open() end
+
+---`require "stampede.liveview"`: a LiveView client that behaves like a browser tab.
+local live = {}
+
+---Loads the page with the VU's HTTP client (redirects followed, cookies kept), opens its
+---socket and joins its LiveViews (nested ones too). Returns the view. Raises `page_error`,
+---`connect_error`, `join_error` or `version_error`.
+---@param url string
+---@param opts? stampede.liveview.ConnectOptions
+---@return stampede.liveview.View
+function live.connect(url, opts) end
+
+return live
