@@ -64,11 +64,11 @@ def descendants(pid):
         except (OSError, ValueError, IndexError):
             continue
         children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
+    out, pending = [], [pid]
+    while pending:
+        for c in children.get(pending.pop(), []):
             out.append(c)
-            todo.append(c)
+            pending.append(c)
     return out
 
 

@@ -4,29 +4,24 @@
 #include <utility>
 
 #include "proto/websocket_frame.hpp"
+#include "target/reply_text.hpp"
 
 namespace stampede::target {
 namespace {
 
 namespace phx = proto::phx;
 
-constexpr std::string_view kOk = "ok";
-constexpr std::string_view kError = "error";
-constexpr std::string_view kEmpty = "{}";
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-std::optional<std::string_view> view(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  return std::string_view(*text);
-}
+using reply_text::kEmpty;
+using reply_text::kError;
+using reply_text::kOk;
+using reply_text::view;
 
 }  // namespace
 
 std::optional<ChannelsSession::Kind> ChannelsSession::route(std::string_view topic) {
-  if (starts_with(topic, "room:")) return Kind::Room;
-  if (starts_with(topic, "presence:")) return Kind::Presence;
-  if (starts_with(topic, "__absinthe__:")) return Kind::Absinthe;
+  if (topic.starts_with("room:")) return Kind::Room;
+  if (topic.starts_with("presence:")) return Kind::Presence;
+  if (topic.starts_with("__absinthe__:")) return Kind::Absinthe;
   return std::nullopt;
 }
 

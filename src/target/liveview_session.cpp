@@ -5,22 +5,17 @@
 #include <utility>
 
 #include "proto/websocket_frame.hpp"
+#include "target/reply_text.hpp"
 
 namespace stampede::target {
 namespace {
 
 namespace phx = proto::phx;
 
-constexpr std::string_view kOk = "ok";
-constexpr std::string_view kError = "error";
-constexpr std::string_view kEmpty = "{}";
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-std::optional<std::string_view> view(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  return std::string_view(*text);
-}
+using reply_text::kEmpty;
+using reply_text::kError;
+using reply_text::kOk;
+using reply_text::view;
 
 }  // namespace
 
@@ -63,9 +58,9 @@ void LiveViewSession::handle_message(phx::Message& message, Nanos now) {
     return;
   }
   if (message.event == "phx_join") {
-    if (starts_with(message.topic, "lv:")) {
+    if (message.topic.starts_with("lv:")) {
       join_view(message);
-    } else if (starts_with(message.topic, "lvu:")) {
+    } else if (message.topic.starts_with("lvu:")) {
       join_upload(message);
     } else {
       services_.bus.stats().joins_refused.add();
@@ -165,7 +160,7 @@ void LiveViewSession::fail_socket(std::string_view why) {
 }
 
 LiveViewSession::ViewChannel* LiveViewSession::find_view(std::string_view topic) {
-  if (topic.size() != 3 + kIdLength || !starts_with(topic, "lv:")) return nullptr;
+  if (topic.size() != 3 + kIdLength || !topic.starts_with("lv:")) return nullptr;
   const auto id = topic.substr(3);
   for (auto& channel : views_) {
     if (std::equal(channel.id.begin(), channel.id.end(), id.begin())) return &channel;
