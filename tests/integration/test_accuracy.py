@@ -1,6 +1,11 @@
 """The accuracy suite (CI version of bench/accuracy): at 1,000 arrivals/s against the
 built-in target, Stampede's percentiles must match the target's exact ones, and every
-request the target served must be counted once. CI tolerance: max(2%, 1 ms)."""
+request the target served must be counted once. CI tolerance: max(2%, 1 ms).
+
+`http.request` is held to that tolerance alone. `iteration` is timed from the instant the
+arrival was due (coordinated-omission free), so it also carries however late the generator
+started it; on a shared CI machine that lag alone can pass 1 ms at p99. The run measures it
+as `iteration.lag`, so the iteration check allows exactly that much more, no blanket slack."""
 import os
 import unittest
 
@@ -33,14 +38,16 @@ return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "
                 r, truth = self.measure(delay)
                 req = r.metric("http.request")
                 it = r.metric("iteration")
+                lag = r.metric("iteration.lag")
                 self.assertEqual(req["count"], truth["count"], f"{delay}: counted {req['count']}, served {truth['count']}\n{r}")
                 self.assertEqual(it["count"], RATE * SECONDS, r)
                 self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
                 for p in ("p50", "p95", "p99"):
                     exact = truth[p + "_ms"]
-                    for name, row in (("http.request", req), ("iteration", it)):
-                        self.assertLessEqual(abs(row[p] - exact), tolerance(exact),
-                                             f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms")
+                    for name, row, late in (("http.request", req, 0.0), ("iteration", it, lag[p])):
+                        self.assertLessEqual(abs(row[p] - exact), tolerance(exact) + late,
+                                             f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms, "
+                                             f"iteration.lag {p} {lag[p]:.3f} ms")
 
 
 if __name__ == "__main__":
