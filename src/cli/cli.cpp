@@ -17,6 +17,7 @@
 #include "cli/version.hpp"
 #include "proto/duration.hpp"
 #include "target/listen_address.hpp"
+#include "transport/fd_table.hpp"
 
 namespace stampede::cli {
 
@@ -39,6 +40,7 @@ Nanos duration_of(const std::string& text) { return *proto::parse_duration(text)
 }  // namespace
 
 int main(int argc, char** argv) {
+  transport::presize_fd_table();  // before any thread exists: see transport/fd_table.hpp
   CLI::App app{"Stampede: load tests for Phoenix applications (HTTP, WebSockets, Channels, LiveView)", "stampede"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
