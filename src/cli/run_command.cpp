@@ -1,16 +1,7 @@
 // `stampede run`: load each scenario, run it, print its summary, judge its thresholds.
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <fmt/format.h>
-
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
 #include <cstdio>
-#include <stdexcept>
-#include <thread>
+#include <memory>
 
 #include "cli/dashboard_session.hpp"
 #include "cli/distributed_run.hpp"
@@ -18,173 +9,38 @@
 #include "cli/result_files.hpp"
 #include "cli/run_args.hpp"
 #include "cli/run_output.hpp"
-#include "cli/version.hpp"
-#include "clients/client_context.hpp"
-#include "common/address_list.hpp"
 #include "cli/find_limit_command.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/scenario_execution.hpp"
 #include "cli/summary_lock.hpp"
-#include "engine/generator_monitor.hpp"
-#include "engine/scenario_run.hpp"
+#include "cli/version.hpp"
+#include "engine/load_plan.hpp"
 #include "report/find_limit_table.hpp"
 #include "metrics/collector.hpp"
-#include "metrics/names.hpp"
 #include "scenario/scenario_error.hpp"
-#include "scenario/scenario_runtime.hpp"
 
 namespace stampede::cli {
 
 namespace {
 
-// What the scenario file says, read once on the main thread before any worker starts.
-struct LoadedScenario {
-  std::string name;
-  scenario::ScenarioOptions options;
-  bool has_setup = false;
-  bool has_teardown = false;
-};
-
-// Runs setup() or teardown() to completion on a private event loop.
-std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
-                                           metrics::Registry& registry, bool insecure) {
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::MetricSink sink(registry);
-  clients::ClientContext ctx(io, sink, clock);
-  scenario::RuntimeEnv env{path, clock.now(), "", insecure};
-  scenario::ScenarioRuntime rt(ctx, env);
-  std::pair<bool, std::string> result{false, "did not finish"};
-  bool done = false;
-  rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
-    result = {ok, std::move(value)};
-    done = true;
-  });
-  while (!done && io.run_one() > 0) {
-  }
-  return result;
-}
-
-LoadedScenario probe(const std::string& path, metrics::Registry& registry) {
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::MetricSink sink(registry);
-  clients::ClientContext ctx(io, sink, clock);
-  scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", false});
-  LoadedScenario s;
-  s.name = rt.name();
-  s.options = rt.options(path + ": options");
-  s.has_setup = rt.has_function("setup");
-  s.has_teardown = rt.has_function("teardown");
-  return s;
-}
-
-int threads_for(const RunArgs& args, const LoadShape& shape) {
-  int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // No point in a worker that could never hold a VU.
-  long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
-  for (const Stage& st : shape.stages)
-    if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
-  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
-}
-
-std::string host_name() {
-  std::array<char, 256> name{};
-  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
-  return name.data();
-}
-
 // Runs one scenario file; `result` receives what it measured (when it got to run).
 int run_one(const std::string& path, const RunArgs& args, LiveExports* live, report::ScenarioResult& result) {
   metrics::Registry registry;
-  LoadedScenario loaded = probe(path, registry);
-  const LoadShape shape = engine::build_load_shape(loaded.options, args.overrides, path);
-  const bool insecure = args.insecure || loaded.options.insecure;
+  PreparedScenario scenario = load_scenario(path, args, registry);
+  // The load is checked before setup() runs: a bad duration must not cost a setup.
+  const LoadShape shape = engine::build_load_shape(scenario.options, args.overrides, path);
+  run_setup(scenario, registry);
 
-  std::vector<boost::asio::ip::address> local_addresses;
-  try {
-    local_addresses = args.local_addresses.empty() ? parse_address_list(loaded.options.local_addresses)
-                                                   : parse_address_list(args.local_addresses);
-  } catch (const std::invalid_argument& e) {
-    throw scenario::ScenarioError(fmt::format("local addresses: {}", e.what()));
-  }
+  ScenarioExecution execution(scenario, args, shape, registry, live, args.quiet);
+  const Nanos lasted = execution.run();
+  RunOutput& output = execution.output();
+  if (std::string failed = run_teardown(scenario, registry); !failed.empty()) output.warn(failed);
 
-  std::vector<metrics::ThresholdSpec> thresholds;
-  for (const auto& t : loaded.options.thresholds) thresholds.push_back({t.metric, t.aggregation, t.limit, path});
-
-  std::string setup_data;
-  if (loaded.has_setup) {
-    auto [ok, value] = run_lifecycle(path, "setup", "", registry, insecure);
-    if (!ok) throw scenario::ScenarioError(fmt::format("setup() failed: {}", value));
-    setup_data = value;
-  }
-
-  engine::RunPlan plan;
-  plan.shape = shape;
-  plan.threads = threads_for(args, shape);
-  plan.env = scenario::RuntimeEnv{path, 0, setup_data, insecure};
-  plan.local_addresses = local_addresses;
-
-  report::ScenarioResult header;
-  header.scenario = loaded.name;
-  header.file = path;
-  header.options = {shape, thresholds};
-  header.host = host_name();
-  header.threads = plan.threads;
-  header.ranks = 1;
-
-  metrics::Collector collector(static_cast<std::size_t>(plan.threads) + 1);  // + the generator monitor
-  RunOutput output(std::move(header), args.quiet, registry, collector, live);
-  collector.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
-
-  boost::asio::io_context main_io;
-  engine::ScenarioRun run(plan, registry, [&collector](int worker, metrics::Snapshot snap, bool last) {
-    collector.push(static_cast<std::size_t>(worker), std::move(snap));
-    if (last) collector.finish(static_cast<std::size_t>(worker));
-  });
-  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
-  run.load();
-  const auto monitor_index = static_cast<std::size_t>(plan.threads);
-  engine::GeneratorMonitor monitor(main_io, registry, run.thread_cpu_clocks(),
-                                   [&collector, monitor_index](metrics::Snapshot snap, bool last) {
-                                     collector.push(monitor_index, std::move(snap));
-                                     if (last) collector.finish(monitor_index);
-                                   });
-
-  // First Ctrl-C: stop starting iterations and let running ones finish (graceful_stop).
-  // Second: stop at once. Either way the summary is printed.
-  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
-  int interrupts = 0;
-  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    ++interrupts;
-    output.interrupted(interrupts);
-    run.stop(interrupts == 1 && shape.graceful_stop > 0);
-    signals.async_wait(on_signal);
-  };
-  signals.async_wait(on_signal);
-
-  // Every worker starts at the same instant, a moment from now.
-  const Nanos t0 = SteadyClock::monotonic_now() + 20 * kMilli;
-  output.started(t0);
-  if (live != nullptr && live->dashboard() != nullptr)
-    live->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output.result());
-  run.start(t0);
-  monitor.start(t0);
-  main_io.run();
-  monitor.finish();
-  run.join();
-  const Nanos ended = SteadyClock::monotonic_now();
-  collector.flush();
-
-  if (loaded.has_teardown) {
-    auto [ok, value] = run_lifecycle(path, "teardown", setup_data, registry, insecure);
-    if (!ok) output.warn(fmt::format("teardown() failed: {}", value));
-  }
   std::lock_guard summary(summary_lock());
-  const int status = output.finish(ended - t0, thresholds);
+  const int status = output.finish(lasted, scenario.thresholds);
   result = output.result();
-  result.generator = generator_figures(collector, registry, 0, -1, std::max(1e-9, static_cast<double>(ended - t0) / kSecond),
+  const metrics::Collector& collector = execution.collector();
+  result.generator = generator_figures(collector, registry, 0, -1, std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(shape, collector.summary(), registry));
   std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
   std::fflush(stdout);

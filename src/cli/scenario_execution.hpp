@@ -1,11 +1,8 @@
 #pragma once
 // One run of a scenario file's load, with everything a run has around it: the worker
 // threads, the Collector, the generator monitor, the progress line (RunOutput) and Ctrl-C.
-// find-limit runs its staircase and each --refine probe through it; an observer sees every
-// merged second and may end the load early.
-//
-// run_command.cpp's run_one does the same for a plain run (it predates this and could be
-// folded onto it).
+// A plain `stampede run` runs through it, and so do find-limit's staircase and each --refine
+// probe; an observer sees every merged second and may end the load early.
 #include <boost/asio/ip/address.hpp>
 
 #include <functional>
