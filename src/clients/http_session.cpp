@@ -442,11 +442,13 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void fail(const transport::Failure& failure) {
-    fail(transport::failure_reason(failure), transport::describe_failure(failure));
+    fail(transport::failure_reason(failure), transport::describe_failure(failure), /*keep_response=*/false,
+         transport::is_local_exhaustion(failure));
   }
 
   // The hop failed: counted as sent (if it never got that far) and failed, with the reason.
-  void fail(std::string_view reason, const std::string& what, bool keep_response = false) {
+  void fail(std::string_view reason, const std::string& what, bool keep_response = false,
+            bool local_exhaustion = false) {
     if (finished_) return;
     if (!hop_sent_) {
       hop_sent_ = true;
@@ -458,6 +460,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     response.url = current_url();
     response.error = description() + " failed: " + what;
     response.error_reason = std::string(reason);
+    response.local_exhaustion = local_exhaustion;
     finish(std::move(response));
   }
 

@@ -48,6 +48,9 @@ struct HttpResponse {
   // 3xx response is kept in status, headers and body.
   std::string error;
   std::string error_reason;
+  // The request failed because this machine ran out of file descriptors, source ports or
+  // socket memory (transport::is_local_exhaustion): the VU backs off before its next iteration.
+  bool local_exhaustion = false;
   Nanos duration = 0;  // service time of the last hop
 };
 

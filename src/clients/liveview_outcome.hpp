@@ -34,6 +34,9 @@ struct LiveOutcome {
   proto::lv::Navigation navigation;  // live_redirect / redirect: as the server sent it
   std::string to;                    // ... and its target resolved against the page URL
   int status = 0;                    // page_error: the last HTTP status (0 when none arrived)
+  // page_error / connect_error: this machine ran out of file descriptors, source ports or
+  // socket memory (transport::is_local_exhaustion): the VU backs off before its next iteration.
+  bool local_exhaustion = false;
 
   bool ok() const { return failure.empty(); }
   bool navigated() const { return failure == "live_redirect" || failure == "redirect"; }

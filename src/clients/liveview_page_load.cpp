@@ -74,7 +74,9 @@ LiveOutcome read_page(const std::string& requested_url, const HttpResponse& resp
                                   : response.url),
                   "redirects");
     }
-    return fail(fmt::format("GET {}: {}", requested_url, response.error), response.error_reason);
+    LiveOutcome o = fail(fmt::format("GET {}: {}", requested_url, response.error), response.error_reason);
+    o.local_exhaustion = response.local_exhaustion;
+    return o;
   }
   if (response.status >= 400) {
     return fail(fmt::format("GET {} answered {}", where, response.status), fmt::format("status {}", response.status));

@@ -359,6 +359,7 @@ void LiveViewSession::open_socket(Done done) {
                                                                    : ""),
                                   result.error_reason);
                               o.status = result.status;
+                              o.local_exhaustion = result.local_exhaustion;
                               done(o);
                               return;
                             }

@@ -369,14 +369,15 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
   }
 
   void fail_connect(const transport::Failure& failure) {
-    fail_connect(transport::failure_reason(failure), transport::describe_failure(failure));
+    end_connect(transport::failure_reason(failure), transport::describe_failure(failure), /*count=*/true,
+                transport::is_local_exhaustion(failure));
   }
 
   void fail_connect(std::string_view reason, const std::string& what) { end_connect(reason, what, /*count=*/true); }
 
   // The attempt is over without a connection. `count`: a failure (counted sent and failed,
   // with its reason) rather than a cut-off.
-  void end_connect(std::string_view reason, const std::string& what, bool count) {
+  void end_connect(std::string_view reason, const std::string& what, bool count, bool local_exhaustion = false) {
     if (state_ != State::Connecting) return;
     state_ = State::Closed;
     Handshake& hs = *handshake_;
@@ -388,6 +389,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     ConnectResult failed;
     failed.error = "WebSocket connect to " + hs.url + " failed: " + what;
     failed.error_reason = std::string(reason);
+    failed.local_exhaustion = local_exhaustion;
     if (hs.parser.head_complete()) {
       failed.status = hs.parser.head().status;
       failed.headers = hs.parser.head().headers;

@@ -73,6 +73,9 @@ class WebSocketSession {
     // ws.connect.errors metric above).
     std::string error;
     std::string error_reason;
+    // Failed for want of file descriptors, source ports or socket memory on this machine
+    // (transport::is_local_exhaustion): the VU backs off before its next iteration.
+    bool local_exhaustion = false;
     int status = 0;                           // of the handshake response, 0 when none arrived
     std::vector<proto::HttpHeader> headers;   // of the handshake response
     std::string subprotocol;                  // the one the server chose, empty when none

@@ -1,8 +1,11 @@
 // Closed model (`vus` + `duration`, or `stages`): each VU starts its next iteration as soon
 // as the last one ends. The number of VUs follows VuSchedule; this worker runs its share.
+// After an iteration that failed because this machine ran out of file descriptors, ports
+// or socket memory, the VU rests first (ExhaustionBackoff) instead of failing again at once.
 #include <boost/asio/post.hpp>
 #include <vector>
 
+#include "engine/exhaustion_backoff.hpp"
 #include "engine/vu_schedule.hpp"
 #include "engine/worker.hpp"
 
@@ -12,7 +15,8 @@ namespace {
 
 class ClosedModel final : public Executor {
  public:
-  explicit ClosedModel(Worker& w) : w_(w), schedule_(w.config().shape), change_timer_(w.io()), grace_timer_(w.io()) {}
+  explicit ClosedModel(Worker& w)
+      : w_(w), schedule_(w.config().shape), change_timer_(w.io()), grace_timer_(w.io()), rest_timer_(w.io()) {}
 
   void begin() override { adjust(); }
 
@@ -20,6 +24,7 @@ class ClosedModel final : public Executor {
     ending_ = true;
     change_timer_.cancel();
     for (Slot& s : active_) s.retiring = true;
+    park_resting_retirees();
     if (!graceful || w_.config().shape.graceful_stop <= 0) {
       interrupt_retiring();
     } else {
@@ -33,6 +38,9 @@ class ClosedModel final : public Executor {
     scenario::Vu* vu;
     bool retiring = false;
     Nanos iteration_start = 0;
+    ExhaustionBackoff backoff;
+    bool resting = false;  // between iterations, waiting out the backoff until rest_until
+    Nanos rest_until = 0;
   };
 
   long long my_share(Nanos t) const {
@@ -56,7 +64,7 @@ class ClosedModel final : public Executor {
     while (live < want) {
       scenario::Vu* vu = parked_.empty() ? &w_.new_vu() : parked_.back();
       if (!parked_.empty()) parked_.pop_back();
-      active_.push_back({vu});
+      active_.push_back({vu, false, 0, ExhaustionBackoff(static_cast<std::uint64_t>(vu->id))});
       vu->slot = active_.size() - 1;
       ++live;
       start(active_.size() - 1);
@@ -79,6 +87,7 @@ class ClosedModel final : public Executor {
         --n;
       }
     }
+    park_resting_retirees();
     if (w_.config().shape.graceful_stop <= 0) {
       interrupt_retiring();
     } else {
@@ -106,6 +115,18 @@ class ClosedModel final : public Executor {
     maybe_finished();
   }
 
+  // A retiring VU that rests has no iteration to finish: it stops now.
+  void park_resting_retirees() {
+    for (std::size_t i = 0; i < active_.size();) {
+      if (active_[i].retiring && active_[i].resting) {
+        park(i);
+      } else {
+        ++i;
+      }
+    }
+    w_.set_live_vus(static_cast<long long>(active_.size()));
+  }
+
   void park(std::size_t i) {
     scenario::Vu* vu = active_[i].vu;
     active_[i] = active_.back();
@@ -129,13 +150,16 @@ class ClosedModel final : public Executor {
   void on_done(scenario::Vu& vu, const scenario::IterationOutcome& outcome) {
     const std::size_t i = index_of(vu);
     if (i == active_.size()) return;
-    w_.record_iteration(outcome, active_[i].iteration_start, w_.clock().now());
+    const Nanos now = w_.clock().now();
+    w_.record_iteration(outcome, active_[i].iteration_start, now);
     if (active_[i].retiring) {
       park(i);
       w_.set_live_vus(static_cast<long long>(active_.size()));
       maybe_finished();
       return;
     }
+    const Nanos next = active_[i].backoff.next_start(now, outcome.local_resource_exhausted);
+    if (next > now) return rest(i, next);
     // Posted, not called: an iteration that never yields must not recurse.
     boost::asio::post(w_.io(), [this, v = &vu] {
       const std::size_t j = index_of(*v);
@@ -148,9 +172,44 @@ class ClosedModel final : public Executor {
     });
   }
 
+  void rest(std::size_t i, Nanos until) {
+    active_[i].resting = true;
+    active_[i].rest_until = until;
+    resting_.push(active_[i].vu, until);
+    arm_rest_timer();
+  }
+
+  // One Asio timer for every resting VU, armed for the first one to wake.
+  void arm_rest_timer() {
+    const auto first = resting_.earliest();
+    if (!first || (rest_timer_armed_ && *first >= rest_timer_at_)) return;
+    rest_timer_armed_ = true;
+    rest_timer_at_ = *first;
+    rest_timer_.expires_at(time_point_at(*first));
+    rest_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;  // cancelled: re-armed for an earlier time, or the run ended
+      rest_timer_armed_ = false;
+      wake_rested();
+    });
+  }
+
+  void wake_rested() {
+    const Nanos now = w_.clock().now();
+    while (auto ready = resting_.pop_ready(now)) {
+      const std::size_t j = index_of(*ready->second);
+      // Stale: the VU was parked while it rested, or rests again for a later time.
+      if (j == active_.size() || !active_[j].resting || active_[j].rest_until != ready->first) continue;
+      active_[j].resting = false;
+      if (!active_[j].retiring && !ending_) start(j);
+    }
+    arm_rest_timer();
+  }
+
   void maybe_finished() {
     if (ending_ && active_.empty()) {
       grace_timer_.cancel();
+      rest_timer_.cancel();
+      resting_.clear();
       w_.executor_finished();
     }
   }
@@ -159,6 +218,10 @@ class ClosedModel final : public Executor {
   VuSchedule schedule_;
   boost::asio::steady_timer change_timer_;
   boost::asio::steady_timer grace_timer_;
+  boost::asio::steady_timer rest_timer_;
+  bool rest_timer_armed_ = false;
+  Nanos rest_timer_at_ = 0;
+  BackoffQueue<scenario::Vu*> resting_;
   std::vector<Slot> active_;
   std::vector<scenario::Vu*> parked_;
   bool ending_ = false;

@@ -4,11 +4,16 @@
 // (never a fixed timetable per connection), a new VU while under this worker's share of
 // max_vus, or is counted as dropped. Iterations are timed from their scheduled start, so a
 // late start (a busy generator, a full VU pool) shows in the numbers: no coordinated omission.
+// A VU whose iteration failed because this machine ran out of file descriptors, ports or
+// socket memory sits out its backoff (ExhaustionBackoff) before it takes arrivals again; the
+// arrivals themselves are never delayed (docs/design/016-backoff-when-the-generator-runs-out.md).
 #include <boost/asio/post.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/arrival_pacer.hpp"
 #include "engine/arrival_schedule.hpp"
+#include "engine/exhaustion_backoff.hpp"
 #include "engine/worker.hpp"
 
 namespace stampede::engine {
@@ -72,6 +77,7 @@ class OpenModel final : public Executor {
         case ArrivalPacer::Step::Kind::start:
           break;
       }
+      wake_rested();
       // No free VU, but iterations are running whose replies may be waiting unread (a stall
       // of the machine makes many arrivals due at once while their replies queue up): read
       // them once before opening a new VU, which means a new connection, which is what feeds
@@ -112,11 +118,34 @@ class OpenModel final : public Executor {
 
   void on_done(scenario::Vu& vu, const scenario::IterationOutcome& outcome) {
     if (vu.slot >= running_.size() || running_[vu.slot].vu != &vu) return;
-    w_.record_iteration(outcome, running_[vu.slot].scheduled, w_.clock().now());
+    const Nanos now = w_.clock().now();
+    w_.record_iteration(outcome, running_[vu.slot].scheduled, now);
     remove(vu.slot);
-    free_.push_back(&vu);
+    rest_or_free(vu, now, outcome.local_resource_exhausted);
     w_.set_live_vus(static_cast<long long>(running_.size()));
     maybe_finished();
+  }
+
+  // A VU that ran out of a local resource is unavailable until its backoff ends; arrivals
+  // meanwhile go to other VUs, a new one under max_vus, or are dropped, as when it is busy.
+  void rest_or_free(scenario::Vu& vu, Nanos now, bool exhausted) {
+    if (!exhausted && backoffs_.empty()) return free_.push_back(&vu);  // the usual case, no lookup
+    auto it = backoffs_.find(&vu);
+    if (!exhausted) {
+      if (it != backoffs_.end()) backoffs_.erase(it);  // the streak is over
+      free_.push_back(&vu);
+      return;
+    }
+    if (it == backoffs_.end()) it = backoffs_.emplace(&vu, ExhaustionBackoff(static_cast<std::uint64_t>(vu.id))).first;
+    resting_.push(&vu, it->second.next_start(now, true));
+  }
+
+  // VUs whose backoff is over take arrivals again. Checked when an arrival is due: nothing
+  // else waits for them, so they need no timer of their own.
+  void wake_rested() {
+    if (resting_.empty()) return;
+    const Nanos now = w_.clock().now();
+    while (auto ready = resting_.pop_ready(now)) free_.push_back(ready->second);
   }
 
   void remove(std::size_t i) {
@@ -153,6 +182,8 @@ class OpenModel final : public Executor {
   boost::asio::steady_timer grace_timer_;
   std::vector<Running> running_;
   std::vector<scenario::Vu*> free_;
+  BackoffQueue<scenario::Vu*> resting_;
+  std::unordered_map<scenario::Vu*, ExhaustionBackoff> backoffs_;  // only VUs in a streak
   bool ending_ = false;
 };
 

@@ -317,6 +317,7 @@ int l_connect(lua_State* L) {
   handle->ws->connect(url, std::move(ws_options),
                       [rt, &vu, epoch = vu.epoch, handle, url](clients::WebSocketSession::ConnectResult res) {
                         if (res.ok()) handle->phx->on_open();
+                        if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
                         rt->resume(vu, epoch, [&](lua_State* co) {
                           if (res.ok()) {
                             push_handle(co, handle, kType);

@@ -176,6 +176,7 @@ int l_request(lua_State* L) {
   read_request_options(L, 3, req);
   Vu& vu = require_vu(L, "http.request");
   rt->http_of(vu).request(std::move(req), [rt, &vu, epoch = vu.epoch](clients::HttpResponse res) {
+    if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
     rt->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
   });
   return lua_yield(L, 0);

@@ -92,6 +92,7 @@ int call(lua_State* L, const char* what, Start start) {
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, what);
   start([rt, &vu, epoch = vu.epoch](const LiveOutcome& outcome) {
+    if (vu.epoch == epoch) vu.note_local_exhaustion(outcome.local_exhaustion);
     rt->resume(vu, epoch, [&outcome](lua_State* co) { return push_outcome(co, outcome); });
   });
   return lua_yield(L, 0);
@@ -225,6 +226,7 @@ int l_connect(lua_State* L) {
     if (auto s = weak.lock()) s->close("the iteration ended");
   });
   session->connect(std::move(url), [rt, &vu, epoch = vu.epoch, session](const LiveOutcome& outcome) {
+    if (vu.epoch == epoch) vu.note_local_exhaustion(outcome.local_exhaustion);
     rt->resume(vu, epoch, [&](lua_State* co) {
       if (outcome.ok()) {
         push_handle(co, session, kType);

@@ -129,6 +129,7 @@ int l_connect(lua_State* L) {
   });
   handle->session->connect(url, std::move(opts), [rt, &vu, epoch = vu.epoch, handle](
                                                      clients::WebSocketSession::ConnectResult res) {
+    if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
     rt->resume(vu, epoch, [&](lua_State* co) {
       if (res.ok()) {
         push_handle(co, handle, kType);

@@ -162,6 +162,7 @@ void ScenarioRuntime::make_thread(Vu& vu) {
 void ScenarioRuntime::start_iteration(Vu& vu, std::function<void(Vu&, const IterationOutcome&)> on_done) {
   vu.on_done = std::move(on_done);
   vu.running = true;
+  vu.local_resource_exhausted = false;
   if (vu.thread == nullptr) make_thread(vu);
   lua_State* co = vu.thread;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, vu.table_ref);
@@ -292,6 +293,7 @@ void ScenarioRuntime::finish_iteration(Vu& vu, IterationOutcome outcome) {
   run_iteration_cleanup(vu);
   vu.running = false;
   ++vu.iteration;
+  outcome.local_resource_exhausted = vu.local_resource_exhausted;
   if (vu.on_done) vu.on_done(vu, outcome);
 }
 

@@ -22,9 +22,16 @@ struct IterationOutcome {
   bool ok = true;
   bool crashed = false;  // the engine, not the scenario, failed (counted as vu.crashes)
   std::string error;     // "loadtest/api.lua:12: boom", or the error object's __tostring
+  // A client call in the iteration failed because this machine ran out of file descriptors,
+  // source ports or socket memory (transport::is_local_exhaustion), whether or not the
+  // scenario caught it: the executor waits before this VU's next iteration.
+  bool local_resource_exhausted = false;
 };
 
 struct Vu {
+  // A client call's result says this machine ran out of a local resource.
+  void note_local_exhaustion(bool exhausted) { local_resource_exhausted = local_resource_exhausted || exhausted; }
+
   int id = 0;
   long long iteration = 0;           // 0-based index of the current (or last) iteration
   lua_State* thread = nullptr;       // the coroutine; re-made after an interrupt or crash
@@ -33,6 +40,7 @@ struct Vu {
   std::uint64_t epoch = 0;           // bumped by interrupt(): completions from before are ignored
   bool waiting = false;              // yielded inside a client call
   bool running = false;              // inside an iteration
+  bool local_resource_exhausted = false;  // see IterationOutcome; set by the client bindings
   std::function<void(Vu&, const IterationOutcome&)> on_done;
   std::size_t slot = static_cast<std::size_t>(-1);  // the executor's bookkeeping: where it keeps this VU
   std::unique_ptr<clients::HttpSession> http;

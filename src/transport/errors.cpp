@@ -28,6 +28,10 @@ bool out_of_ports(const boost::system::error_code& code) {
   return is(code, errc_t::address_not_available) || is(code, errc_t::address_in_use);
 }
 
+bool out_of_socket_memory(const boost::system::error_code& code) {
+  return is(code, errc_t::no_buffer_space) || is(code, errc_t::not_enough_memory);
+}
+
 bool is_tls_error(const boost::system::error_code& code) {
   return code.category() == asio_error::get_ssl_category() ||
          (code.category() == boost::asio::ssl::error::get_stream_category() &&
@@ -80,6 +84,22 @@ std::string_view failure_reason(const Failure& f) {
       return "reset";
   }
   return "reset";
+}
+
+bool is_local_exhaustion(const Failure& f) {
+  const auto& code = f.code;
+  if (out_of_socket_memory(code)) return true;
+  switch (f.step) {
+    case Step::open:
+      return out_of_descriptors(code);
+    case Step::bind:
+      // EADDRNOTAVAIL from bind is a source address that is not ours: a mistake, not a shortage.
+      return is(code, errc_t::address_in_use);
+    case Step::connect:
+      return out_of_ports(code);
+    default:
+      return false;
+  }
 }
 
 std::string describe_failure(const Failure& f) {

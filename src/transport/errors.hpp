@@ -28,6 +28,12 @@ std::string_view failure_reason(const Failure& failure);
 // "connection refused by 127.0.0.1:8080", "the process has no file descriptors left (...)".
 std::string describe_failure(const Failure& failure);
 
+// The failure is this machine running out of something, not the target: file descriptors
+// (EMFILE, ENFILE), source ports (EADDRINUSE from bind, EADDRNOTAVAIL or EADDRINUSE from
+// connect) or kernel memory for sockets (ENOBUFS, ENOMEM). Trying again at once fails the
+// same way, so the engine backs the VU off (engine/exhaustion_backoff.hpp).
+bool is_local_exhaustion(const Failure& failure);
+
 // The peer closed the stream cleanly or abruptly: EOF, or a TLS stream cut without
 // close_notify (which most HTTPS servers do).
 bool is_end_of_stream(const boost::system::error_code& code);

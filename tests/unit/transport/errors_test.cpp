@@ -35,6 +35,27 @@ TEST(TransportErrors, ReasonsByStep) {
   EXPECT_EQ(reason(Step::write, asio_error::operation_aborted), "closed");
 }
 
+bool exhausted(Step step, boost::system::error_code code) { return is_local_exhaustion(Failure{step, code, {}}); }
+
+TEST(TransportErrors, LocalExhaustionIsTheGeneratorRunningOut) {
+  EXPECT_TRUE(exhausted(Step::open, make_error_code(errc_t::too_many_files_open)));
+  EXPECT_TRUE(exhausted(Step::open, make_error_code(errc_t::too_many_files_open_in_system)));
+  EXPECT_TRUE(exhausted(Step::open, make_error_code(errc_t::no_buffer_space)));
+  EXPECT_TRUE(exhausted(Step::open, make_error_code(errc_t::not_enough_memory)));
+  EXPECT_TRUE(exhausted(Step::bind, make_error_code(errc_t::address_in_use)));
+  EXPECT_TRUE(exhausted(Step::connect, make_error_code(errc_t::address_not_available)));
+  EXPECT_TRUE(exhausted(Step::connect, make_error_code(errc_t::address_in_use)));
+  EXPECT_TRUE(exhausted(Step::write, make_error_code(errc_t::no_buffer_space)));
+  // The errno as the socket calls report it (system category), not only the portable one.
+  EXPECT_TRUE(exhausted(Step::open, boost::system::error_code(EMFILE, boost::system::system_category())));
+  // The target's doing, or a mistake in the scenario: trying again later changes nothing.
+  EXPECT_FALSE(exhausted(Step::connect, asio_error::connection_refused));
+  EXPECT_FALSE(exhausted(Step::connect, asio_error::timed_out));
+  EXPECT_FALSE(exhausted(Step::bind, make_error_code(errc_t::address_not_available)));
+  EXPECT_FALSE(exhausted(Step::read, asio_error::connection_reset));
+  EXPECT_FALSE(exhausted(Step::resolve, asio_error::host_not_found));
+}
+
 TEST(TransportErrors, OutOfDescriptorsGivesTheRemedies) {
   const std::string text = describe_failure(Failure{Step::open, make_error_code(errc_t::too_many_files_open), {}});
   EXPECT_NE(text.find("file descriptors"), std::string::npos) << text;
