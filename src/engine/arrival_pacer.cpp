@@ -5,8 +5,8 @@
 namespace stampede::engine {
 
 ArrivalPacer::ArrivalPacer(const ArrivalSchedule& schedule, long long first, long long stride, Nanos quantum,
-                           int batch)
-    : schedule_(schedule), next_(first), stride_(stride), quantum_(quantum), batch_(batch) {}
+                           int batch, Nanos early_wake)
+    : schedule_(schedule), next_(first), stride_(stride), quantum_(quantum), batch_(batch), early_wake_(early_wake) {}
 
 void ArrivalPacer::begin_turn(Nanos now) {
   started_this_turn_ = 0;
@@ -20,7 +20,10 @@ ArrivalPacer::Step ArrivalPacer::next(Nanos now) const {
     // The next wake-up: when the arrival is due, but not within a quantum of this turn's
     // start. Measured from the turn's start, not from now: a turn that took longer than a
     // quantum (a burst of replies) sleeps only until the arrival is due.
-    return {Step::Kind::sleep, std::max(*due, turn_began_ + quantum_)};
+    const Nanos at = std::max(*due, turn_began_ + quantum_);
+    if (at != *due) return {Step::Kind::sleep, at, at};  // coalesced: late by design, no need to be early
+    const Nanos early = std::min(early_wake_, (at - turn_began_) / kSpinShare);
+    return {Step::Kind::sleep, at, std::max(now, at - early)};
   }
   if (started_this_turn_ >= batch_) return {Step::Kind::yield, *due};
   return {Step::Kind::start, *due};

@@ -20,6 +20,13 @@ namespace stampede::engine {
 
 namespace {
 
+// Tells the core this is a busy wait (x86 PAUSE), so a sibling hyperthread gets the cycles.
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 class OpenModel final : public Executor {
  public:
   explicit OpenModel(Worker& w)
@@ -67,9 +74,12 @@ class OpenModel final : public Executor {
         case ArrivalPacer::Step::Kind::done:
           return;  // no more arrivals: the end timer stops the run
         case ArrivalPacer::Step::Kind::sleep:
-          arrival_timer_.expires_at(time_point_at(w_.start() + step.at));
-          arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
-            if (!ec) turn(false);
+          arrival_timer_.expires_at(time_point_at(w_.start() + step.wake));
+          arrival_timer_.async_wait([this, due = w_.start() + step.at](const boost::system::error_code& ec) {
+            if (ec) return;
+            // Woken early on purpose (ArrivalPacer::kDefaultEarlyWake): the rest on the clock.
+            while (w_.clock().now() < due) spin_pause();
+            turn(false);
           });
           return;
         case ArrivalPacer::Step::Kind::yield:

@@ -164,6 +164,48 @@ TEST(ArrivalPacer, ANextArrivalWithinTheQuantumIsPostponedToTheQuantum) {
   EXPECT_EQ(step.at, 100 * kMicro);  // not 25 µs
 }
 
+TEST(ArrivalPacer, ASparseArrivalIsWokenForEarlyToBeOnTime) {
+  const ArrivalSchedule schedule = constant(1000, 10 * kMilli);  // 1 ms apart
+  ArrivalPacer pacer(schedule, 0, 1);
+  pacer.begin_turn(0);
+  ASSERT_EQ(pacer.next(0).kind, Kind::start);
+  pacer.started();
+  const auto step = pacer.next(10 * kMicro);
+  EXPECT_EQ(step.kind, Kind::sleep);
+  EXPECT_EQ(step.at, kMilli);                                        // still due on time
+  EXPECT_EQ(step.wake, kMilli - ArrivalPacer::kDefaultEarlyWake);  // the timer, 100 µs before
+}
+
+TEST(ArrivalPacer, TheEarlyWakeIsATenthOfTheSleepAtMost) {
+  const ArrivalSchedule schedule = constant(5000, 10 * kMilli);  // 200 µs apart
+  ArrivalPacer pacer(schedule, 0, 1, 100 * kMicro);
+  pacer.begin_turn(0);
+  pacer.started();
+  const auto step = pacer.next(0);
+  EXPECT_EQ(step.at, 200 * kMicro);
+  EXPECT_EQ(step.wake, 180 * kMicro);  // waiting on the clock costs a tenth of the time, not half
+}
+
+TEST(ArrivalPacer, ACoalescedWakeUpIsNotEarly) {
+  const ArrivalSchedule schedule = constant(40000, 10 * kMilli);  // 25 µs apart
+  ArrivalPacer pacer(schedule, 0, 1, 100 * kMicro);
+  pacer.begin_turn(0);
+  pacer.started();
+  const auto step = pacer.next(0);
+  EXPECT_EQ(step.at, 100 * kMicro);
+  EXPECT_EQ(step.wake, step.at);  // it starts late by design; waiting on the clock buys nothing
+}
+
+TEST(ArrivalPacer, TheEarlyWakeIsNeverInThePast) {
+  const ArrivalSchedule schedule = constant(1000, 10 * kMilli);
+  ArrivalPacer pacer(schedule, 0, 1);
+  pacer.begin_turn(0);
+  pacer.started();
+  const auto step = pacer.next(kMilli - 30 * kMicro);  // the turn ran long: 30 µs to go
+  EXPECT_EQ(step.at, kMilli);
+  EXPECT_EQ(step.wake, kMilli - 30 * kMicro);
+}
+
 TEST(ArrivalPacer, DoneAfterTheLastArrival) {
   const ArrivalSchedule schedule = constant(1000, 2 * kMilli);
   ArrivalPacer pacer(schedule, 0, 1);
