@@ -4,50 +4,25 @@
 // 2,000 of them are opened by plain POSIX clients (tokens are minted by the test, so no page
 // request is in the count). The budget: the channel socket's 2 KiB, and 1 KiB for the view.
 #include <gtest/gtest.h>
-#include <malloc.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
-#endif
-
 #include <boost/json.hpp>
-#include <chrono>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "proto/websocket_frame.hpp"
+#include "target/idle_memory_probe.hpp"
 #include "target/liveview_tokens.hpp"
 #include "target/target_server.hpp"
 
 namespace stampede::target {
 namespace {
 
+using idle_memory::connect_to;
+
 constexpr int kSockets = 2000;
 constexpr std::size_t kBudgetBytes = 3072;
-
-std::size_t heap_in_use() {
-#if defined(__SANITIZE_ADDRESS__)
-  return __sanitizer_get_current_allocated_bytes();
-#else
-  return mallinfo2().uordblks;
-#endif
-}
-
-int connect_to(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return -1;
-  return fd;
-}
 
 // What a browser sends for one /counter tab: upgrade, join, a click, a heartbeat.
 std::string opening(TokenRandom& random) {
@@ -76,20 +51,8 @@ std::string opening(TokenRandom& random) {
 }
 
 bool open_idle_view(int fd, const std::string& bytes) {
-  if (::send(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) return false;
-  char received[8192];
-  std::size_t used = 0;
-  constexpr std::string_view kLast = R"([null,"6","phoenix","phx_reply")";
-  while (used < sizeof received) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) return false;
-    const auto n = ::recv(fd, received + used, sizeof received - used, 0);
-    if (n <= 0) return false;
-    used += static_cast<std::size_t>(n);
-    const std::string_view seen(received, used);
-    if (seen.find(kLast) != std::string_view::npos) return seen.find(R"("r":{"count":1})") != std::string_view::npos;
-  }
-  return false;
+  const auto seen = idle_memory::send_and_read_until<8192>(fd, bytes, R"([null,"6","phoenix","phx_reply")");
+  return seen && seen->find(R"("r":{"count":1})") != std::string::npos;
 }
 
 TEST(LiveViewIdleMemory, AJoinedIdleLiveViewCostsUnderThreeKilobytes) {
@@ -111,15 +74,7 @@ TEST(LiveViewIdleMemory, AJoinedIdleLiveViewCostsUnderThreeKilobytes) {
       ASSERT_TRUE(open_idle_view(fd, openings[fds.size() - 1])) << "socket " << fds.size();
     }
   };
-  // Warm-up: the worker's scratch and spare buffers are paid once, not per socket.
-  open_many(200);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const auto before = heap_in_use();
-  open_many(kSockets);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const auto after = heap_in_use();
-
-  const auto per_view = (after - before) / kSockets;
+  const auto per_view = idle_memory::heap_per_socket(200, kSockets, open_many);
   std::cout << "heap per joined idle LiveView (socket included): " << per_view << " bytes\n";
   RecordProperty("bytes_per_idle_liveview", static_cast<int>(per_view));
   EXPECT_LT(per_view, kBudgetBytes);

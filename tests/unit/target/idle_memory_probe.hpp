@@ -1,0 +1,78 @@
+#pragma once
+// What the target's idle-memory tests share: the process's heap in use, plain POSIX clients
+// (stack buffers, so the growth measured is the server's), and the warm-up-then-measure
+// procedure. Used by channels_idle_memory_test.cpp and liveview_idle_memory_test.cpp.
+#include <malloc.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#if defined(__SANITIZE_ADDRESS__)
+// From the ASan runtime (declared here: Debian's GCC ships no sanitizer headers).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
+
+namespace stampede::target::idle_memory {
+
+// The whole process's heap: mallinfo2 sums every arena; under AddressSanitizer, whose
+// allocator glibc does not see, ASan's own count.
+inline std::size_t heap_in_use() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  return mallinfo2().uordblks;
+#endif
+}
+
+// A blocking loopback connection to `port`, or -1.
+inline int connect_to(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return -1;
+  return fd;
+}
+
+// Sends `bytes` at once and reads until `last` shows up (5 s per read at most); what was
+// read, or nothing when the server closed, stalled or sent more than `Capacity` bytes.
+template <std::size_t Capacity>
+std::optional<std::string> send_and_read_until(int fd, const std::string& bytes, std::string_view last) {
+  if (::send(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) return std::nullopt;
+  char received[Capacity];
+  std::size_t used = 0;
+  while (used < sizeof received) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return std::nullopt;
+    const auto n = ::recv(fd, received + used, sizeof received - used, 0);
+    if (n <= 0) return std::nullopt;
+    used += static_cast<std::size_t>(n);
+    const std::string_view seen(received, used);
+    if (seen.find(last) != std::string_view::npos) return std::string(seen);
+  }
+  return std::nullopt;
+}
+
+// Heap growth per socket while `count` more are opened with `open_many`, after `warm_up`
+// opened first: the worker's scratch and spare buffers, a topic's subscriber set and Asio's
+// caches are paid once, not per socket.
+inline std::size_t heap_per_socket(int warm_up, int count, const std::function<void(int)>& open_many) {
+  open_many(warm_up);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto before = heap_in_use();
+  open_many(count);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  return (heap_in_use() - before) / static_cast<std::size_t>(count);
+}
+
+}  // namespace stampede::target::idle_memory
