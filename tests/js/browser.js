@@ -24,6 +24,27 @@ class Checks {
     }
     return condition;
   }
+  // The verdict: exits 1 when any check failed.
+  finish() {
+    if (this.failures > 0) {
+      console.log(`${this.failures} check(s) failed`);
+      process.exit(1);
+    }
+    console.log("all checks passed");
+  }
+}
+
+// Runs a check script's `main` (an async function): an exception, or no end within
+// `timeoutMs`, is a failure of its own and exits 1.
+function runCheck(name, main, timeoutMs) {
+  const hardTimeout = setTimeout(() => {
+    console.log(`not ok - ${name} check timed out`);
+    process.exit(1);
+  }, timeoutMs);
+  main().then(() => clearTimeout(hardTimeout), (error) => {
+    console.log(`not ok - ${error.stack || error}`);
+    process.exit(1);
+  });
 }
 
 // Opens a fresh browser (its own empty profile) with one page. `allowRequest(url)` says
@@ -87,4 +108,4 @@ function checkChartsHaveData(checks, list, min, label) {
       checks.ok(series.points >= min, `${label}: chart "${chart.title}" series ${series.label} has data points (${series.points})`);
 }
 
-module.exports = {Checks, openPage, charts, parseArgs, checkChartsHaveData};
+module.exports = {Checks, runCheck, openPage, charts, parseArgs, checkChartsHaveData};

@@ -10,7 +10,7 @@
 // One line per check ("ok - ..." / "not ok - ..."); exits 1 on any failure.
 "use strict";
 
-const {Checks, openPage, charts, parseArgs, checkChartsHaveData} = require("./browser");
+const {Checks, runCheck, openPage, charts, parseArgs, checkChartsHaveData} = require("./browser");
 
 const ITERATIONS_CELL = '#live-table tr[data-metric="iterations"] td.count';
 
@@ -79,18 +79,7 @@ async function main() {
   } finally {
     await close();
   }
-  if (checks.failures > 0) {
-    console.log(`${checks.failures} check(s) failed`);
-    process.exit(1);
-  }
-  console.log("all checks passed");
+  checks.finish();
 }
 
-const hardTimeout = setTimeout(() => {
-  console.log("not ok - dashboard check timed out");
-  process.exit(1);
-}, 180000);
-main().then(() => clearTimeout(hardTimeout), (error) => {
-  console.log(`not ok - ${error.stack || error}`);
-  process.exit(1);
-});
+runCheck("dashboard", main, 180000);

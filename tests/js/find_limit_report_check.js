@@ -8,7 +8,7 @@
 "use strict";
 
 const path = require("path");
-const {Checks, openPage, parseArgs} = require("./browser");
+const {Checks, runCheck, openPage, parseArgs} = require("./browser");
 
 async function main() {
   const args = parseArgs(process.argv, ["html", "screenshot", "verdict", "steps"]);
@@ -36,15 +36,8 @@ async function main() {
   } finally {
     await close();
   }
-  if (checks.failures === 0) console.log("all checks passed");
-  process.exit(checks.failures === 0 ? 0 : 1);
+  checks.finish();
+  process.exit(0);
 }
 
-const hardTimeout = setTimeout(() => {
-  console.log("not ok - find-limit report check timed out");
-  process.exit(1);
-}, 60000);
-main().then(() => clearTimeout(hardTimeout), (e) => {
-  console.log(`not ok - ${e.stack || e}`);
-  process.exit(1);
-});
+runCheck("find-limit report", main, 60000);
