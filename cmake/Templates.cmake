@@ -8,22 +8,11 @@ set(STAMPEDE_TEMPLATES
   websocket_lua=${CMAKE_SOURCE_DIR}/templates/websocket.lua
   demo_lua=${CMAKE_SOURCE_DIR}/templates/demo.lua)
 
+include(${CMAKE_CURRENT_LIST_DIR}/EmbedFilesRule.cmake)
+
 # Adds the generated source to `target` (declared in src/cli/templates.hpp).
 function(stampede_embed_templates target)
-  set(output ${CMAKE_CURRENT_BINARY_DIR}/generated/templates.cpp)
-  set(paths "")
-  foreach(entry IN LISTS STAMPEDE_TEMPLATES)
-    string(REGEX REPLACE "^[^=]*=" "" path "${entry}")
-    list(APPEND paths ${path})
-  endforeach()
-  string(REPLACE ";" "|" files_arg "${STAMPEDE_TEMPLATES}")
-  add_custom_command(
-    OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${output} -DHEADER=cli/templates.hpp
-            -DNAMESPACE=stampede::cli::templates "-DFILES=${files_arg}"
-            -P ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
-    DEPENDS ${paths} ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
-    COMMENT "Embedding the scenario templates (templates/) into the binary"
-    VERBATIM)
-  target_sources(${target} PRIVATE ${output})
+  stampede_embed_files(${target} ${CMAKE_CURRENT_BINARY_DIR}/generated/templates.cpp cli/templates.hpp
+                       stampede::cli::templates "Embedding the scenario templates (templates/) into the binary"
+                       "${STAMPEDE_TEMPLATES}")
 endfunction()

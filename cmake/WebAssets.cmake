@@ -25,23 +25,11 @@ set(STAMPEDE_WEB_ASSETS
   uplot_css=${STAMPEDE_UPLOT_DIR}/dist/uPlot.min.css
   uplot_license=${STAMPEDE_UPLOT_DIR}/LICENSE)
 
+include(${CMAKE_CURRENT_LIST_DIR}/EmbedFilesRule.cmake)
+
 # Adds the generated source to `target`.
 function(stampede_embed_web_assets target)
-  set(output ${CMAKE_CURRENT_BINARY_DIR}/generated/html_assets.cpp)
-  set(paths "")
-  foreach(entry IN LISTS STAMPEDE_WEB_ASSETS)
-    string(REGEX REPLACE "^[^=]*=" "" path "${entry}")
-    list(APPEND paths ${path})
-  endforeach()
-  # "|" between entries: a ";" would split the argument on its way to the script.
-  string(REPLACE ";" "|" files_arg "${STAMPEDE_WEB_ASSETS}")
-  add_custom_command(
-    OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${output} -DHEADER=report/html_assets.hpp
-            -DNAMESPACE=stampede::report::html_assets "-DFILES=${files_arg}"
-            -P ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
-    DEPENDS ${paths} ${CMAKE_SOURCE_DIR}/cmake/EmbedFiles.cmake
-    COMMENT "Embedding the report and dashboard page (web/) into the binary"
-    VERBATIM)
-  target_sources(${target} PRIVATE ${output})
+  stampede_embed_files(${target} ${CMAKE_CURRENT_BINARY_DIR}/generated/html_assets.cpp report/html_assets.hpp
+                       stampede::report::html_assets "Embedding the report and dashboard page (web/) into the binary"
+                       "${STAMPEDE_WEB_ASSETS}")
 endfunction()
