@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "proto/websocket_frame.hpp"
+#include "target/phoenix_sender.hpp"
 #include "target/reply_text.hpp"
 
 namespace stampede::target {
@@ -249,23 +250,11 @@ void ChannelsSession::remove_channel(std::size_t index, bool publish_leave) {
   channels_.erase(channels_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
-void ChannelsSession::send(const phx::MessageView& message) {
-  auto& frame = bus_.encode_scratch();
-  const bool binary = phx::encode_into(message, serializer_, phx::Direction::ServerToClient, frame);
-  sink_.send(frame, binary);
-}
+void ChannelsSession::send(const phx::MessageView& message) { send_phoenix(bus_, sink_, serializer_, message); }
 
 void ChannelsSession::reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref,
                             std::string_view topic, std::string_view status, std::string_view response_json) {
-  const auto payload = phx::reply_payload(status, response_json);
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.ref = view(ref);
-  message.topic = topic;
-  message.event = "phx_reply";
-  message.payload = payload;
-  bus_.stats().replies_sent.add();
-  send(message);
+  reply_phoenix(bus_, sink_, serializer_, join_ref, ref, topic, status, response_json);
 }
 
 void ChannelsSession::push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "proto/websocket_frame.hpp"
+#include "target/phoenix_sender.hpp"
 #include "target/reply_text.hpp"
 
 namespace stampede::target {
@@ -188,23 +189,11 @@ void LiveViewSession::remove_view(std::size_t index) {
   views_.erase(views_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
-void LiveViewSession::send(const phx::MessageView& message) {
-  auto& frame = services_.bus.encode_scratch();
-  const bool binary = phx::encode_into(message, serializer_, phx::Direction::ServerToClient, frame);
-  sink_.send(frame, binary);
-}
+void LiveViewSession::send(const phx::MessageView& message) { send_phoenix(services_.bus, sink_, serializer_, message); }
 
 void LiveViewSession::reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref,
                             std::string_view topic, std::string_view status, std::string_view response_json) {
-  const auto payload = phx::reply_payload(status, response_json);
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.ref = view(ref);
-  message.topic = topic;
-  message.event = "phx_reply";
-  message.payload = payload;
-  services_.bus.stats().replies_sent.add();
-  send(message);
+  reply_phoenix(services_.bus, sink_, serializer_, join_ref, ref, topic, status, response_json);
 }
 
 void LiveViewSession::push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
