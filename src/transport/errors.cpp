@@ -45,6 +45,9 @@ std::string with_detail(std::string text, const std::string& detail) {
 
 constexpr std::string_view kFdAdvice =
     "; run fewer VUs per process, run more processes, or raise the limit with `ulimit -n`";
+constexpr std::string_view kMemoryAdvice =
+    "; fewer connections per machine, or more socket memory for the kernel (sysctl net.ipv4.tcp_mem, "
+    "net.core.wmem_max / rmem_max; see docs/guides/limits-of-one-machine.md)";
 constexpr std::string_view kPortAdvice =
     "; spread connections over more source addresses with `local_addresses` "
     "(for a loopback target: 127.0.0.2, 127.0.0.3, ...)";
@@ -62,6 +65,7 @@ bool is_peer_gone(const boost::system::error_code& code) {
 std::string_view failure_reason(const Failure& f) {
   const auto& code = f.code;
   if (code == asio_error::operation_aborted) return "closed";
+  if (out_of_socket_memory(code)) return "memory";
   switch (f.step) {
     case Step::resolve:
       return "dns";
@@ -105,6 +109,9 @@ bool is_local_exhaustion(const Failure& f) {
 std::string describe_failure(const Failure& f) {
   const auto& code = f.code;
   if (code == asio_error::operation_aborted) return "the connection was closed before the operation finished";
+  if (out_of_socket_memory(code))
+    return with_detail("the kernel has no memory left for sockets (" + code.message() + ")", f.detail) +
+           std::string(kMemoryAdvice);
   switch (f.step) {
     case Step::resolve:
       if (code == asio_error::host_not_found || code == asio_error::host_not_found_try_again)

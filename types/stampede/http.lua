@@ -20,7 +20,7 @@
 ---@field url string The URL after redirects.
 ---@field duration number Milliseconds.
 ---@field error? string What went wrong when no response arrived.
----@field error_reason? string refused, timeout, reset, closed, tls, dns, protocol, url, fd, ports, redirects...
+---@field error_reason? string refused, timeout, reset, closed, tls, dns, protocol, url, fd, ports, memory, redirects...
 local Response = {}
 
 ---The body decoded as JSON (decoded on first use, then kept). Raises when it is not JSON.

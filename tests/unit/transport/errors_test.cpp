@@ -56,6 +56,17 @@ TEST(TransportErrors, LocalExhaustionIsTheGeneratorRunningOut) {
   EXPECT_FALSE(exhausted(Step::resolve, asio_error::host_not_found));
 }
 
+TEST(TransportErrors, OutOfSocketMemoryHasAReasonOfItsOwn) {
+  for (const auto step : {Step::open, Step::connect, Step::write}) {
+    const Failure failure{step, make_error_code(errc_t::no_buffer_space), {}};
+    EXPECT_EQ(failure_reason(failure), "memory");
+    const std::string text = describe_failure(failure);
+    EXPECT_NE(text.find("no memory left for sockets"), std::string::npos) << text;
+    EXPECT_NE(text.find("tcp_mem"), std::string::npos) << text;
+  }
+  EXPECT_EQ(failure_reason(Failure{Step::open, make_error_code(errc_t::not_enough_memory), {}}), "memory");
+}
+
 TEST(TransportErrors, OutOfDescriptorsGivesTheRemedies) {
   const std::string text = describe_failure(Failure{Step::open, make_error_code(errc_t::too_many_files_open), {}});
   EXPECT_NE(text.find("file descriptors"), std::string::npos) << text;
