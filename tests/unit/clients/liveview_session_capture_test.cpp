@@ -1,4 +1,4 @@
-// The LiveView session against what real browsers did (liveview_capture_vectors.hpp): a
+// The LiveView session against what real browsers did (liveview_capture_flows.hpp): a
 // loopback server serves the recorded page, then plays the recorded server frames, and checks
 // that every frame the client sends equals the browser's, field by field (refs aside: they are
 // mapped), from the socket URL's query to the rejoin after a live navigation. Both dialects.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "clients/http_fixture.hpp"
-#include "clients/liveview_capture_vectors.hpp"
+#include "clients/liveview_capture_flows.hpp"
 #include "clients/liveview_session.hpp"
 #include "clients/websocket_test_server.hpp"
 #include "proto/form.hpp"
@@ -203,7 +203,7 @@ TEST_P(CounterCapture, JoinAndClicksAreTheBrowsersFrames) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDialects, CounterCapture,
-                         ::testing::Values(&lv_capture::kCounter1x, &lv_capture::kCounter020),
+                         ::testing::Values(&lv_capture::counter("lv-1.x"), &lv_capture::counter("lv-0.20")),
                          dialect_name);
 
 class PostsNewCapture : public LiveViewCaptureTest, public ::testing::WithParamInterface<const CaptureFlow*> {};
@@ -241,7 +241,7 @@ TEST_P(PostsNewCapture, ValidateSubmitAndLiveNavigationAreTheBrowsersFrames) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDialects, PostsNewCapture,
-                         ::testing::Values(&lv_capture::kPostsNew1x, &lv_capture::kPostsNew020),
+                         ::testing::Values(&lv_capture::posts_new("lv-1.x"), &lv_capture::posts_new("lv-0.20")),
                          dialect_name);
 
 }  // namespace
