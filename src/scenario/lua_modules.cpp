@@ -49,6 +49,51 @@ Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
   return *d;
 }
 
+std::vector<std::pair<std::string, std::string>> pairs_arg(lua_State* L, int index, const char* fn, const char* what) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (lua_isnoneornil(L, index)) return out;
+  if (index < 0) index = lua_gettop(L) + index + 1;
+  if (!lua_istable(L, index)) luaL_error(L, "%s: %s must be a table", fn, what);
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -2) == LUA_TNUMBER && lua_istable(L, -1)) {
+      lua_rawgeti(L, -1, 1);
+      lua_rawgeti(L, -2, 2);
+      if (!lua_isstring(L, -2) || !lua_isstring(L, -1)) luaL_error(L, "%s: %s entries must be {name, value}", fn, what);
+      out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
+      lua_pop(L, 2);
+    } else {
+      if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "%s: %s names must be strings", fn, what);
+      if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        out.emplace_back(lua_tostring(L, -2), lua_toboolean(L, -1) ? "true" : "false");
+      } else if (lua_isstring(L, -1)) {
+        lua_pushvalue(L, -1);  // tostring on a copy: never convert the value lua_next walks
+        out.emplace_back(lua_tostring(L, -3), lua_tostring(L, -1));
+        lua_pop(L, 1);
+      } else {
+        luaL_error(L, "%s: %s value for \"%s\" must be a string or number", fn, what, lua_tostring(L, -2));
+      }
+    }
+    lua_pop(L, 1);
+  }
+  return out;
+}
+
+void socket_options_arg(lua_State* L, int index, const char* fn, clients::WebSocketSession::ConnectOptions& options) {
+  lua_getfield(L, index, "headers");
+  for (auto& header : pairs_arg(L, -1, fn, "headers")) options.headers.push_back(std::move(header));
+  lua_pop(L, 1);
+  lua_getfield(L, index, "compression");
+  options.compression = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  lua_getfield(L, index, "insecure");
+  if (!lua_isnil(L, -1)) options.insecure = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  lua_getfield(L, index, "local_addresses");
+  options.local_addresses = local_addresses_arg(L, -1, fn);
+  lua_pop(L, 1);
+}
+
 std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int index, const char* fn) {
   if (lua_isnoneornil(L, index)) return {};
   if (index < 0) index = lua_gettop(L) + index + 1;

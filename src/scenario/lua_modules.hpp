@@ -2,10 +2,12 @@
 // The Lua modules Stampede gives scenarios. Each lives in its own module_*.cpp file and
 // only adapts a C++ call to a coroutine and a table: no protocol logic here.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/ip/address.hpp>
 
+#include "clients/websocket_session.hpp"
 #include "common/clock.hpp"
 
 struct lua_State;
@@ -38,6 +40,15 @@ Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback);
 // A `local_addresses` option: "127.0.0.2", "127.0.0.2-127.0.0.9", "a,b" or a list of those;
 // empty when nil. Raises a Lua error naming `fn` and the bad address.
 std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int index, const char* fn);
+
+// {a = 1, b = "x"} or {{"a", 1}, {"b", "x"}} (the second keeps order and allows repeats), as
+// name/value strings; empty when nil. Raises a Lua error naming `fn` and `what` ("headers")
+// when it is anything else.
+std::vector<std::pair<std::string, std::string>> pairs_arg(lua_State* L, int index, const char* fn, const char* what);
+
+// The options every WebSocket-based connect takes from its options table at `index`:
+// headers, compression, insecure, local_addresses. Errors name `fn` ("channels.connect").
+void socket_options_arg(lua_State* L, int index, const char* fn, clients::WebSocketSession::ConnectOptions& options);
 
 // Raises a Lua error from a binding when it is called outside a VU (at load time).
 struct Vu;

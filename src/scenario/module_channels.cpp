@@ -253,25 +253,7 @@ int l_connect(lua_State* L) {
     options.default_timeout = duration_arg(L, lua_gettop(L), "channels.connect timeout", options.default_timeout);
     ws_options.timeout = options.default_timeout;
     lua_pop(L, 1);
-    lua_getfield(L, 2, "headers");
-    if (lua_istable(L, -1)) {
-      lua_pushnil(L);
-      while (lua_next(L, -2) != 0) {
-        lua_pushvalue(L, -2);
-        ws_options.headers.emplace_back(luaL_checkstring(L, -1), luaL_checkstring(L, -2));
-        lua_pop(L, 2);
-      }
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "compression");
-    ws_options.compression = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "insecure");
-    if (!lua_isnil(L, -1)) ws_options.insecure = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "local_addresses");
-    ws_options.local_addresses = local_addresses_arg(L, -1, "channels.connect");
-    lua_pop(L, 1);
+    socket_options_arg(L, 2, "channels.connect", ws_options);
     lua_getfield(L, 2, "buffer");
     if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
     lua_pop(L, 1);

@@ -23,36 +23,6 @@ int response_mt_key;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
-// {a = 1, b = "x"} or {{"a", 1}, {"b", "x"}} (the second keeps order and allows repeats).
-Pairs read_pairs(lua_State* L, int index, const char* what) {
-  Pairs out;
-  if (lua_isnil(L, index)) return out;
-  if (!lua_istable(L, index)) luaL_error(L, "http: %s must be a table", what);
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    if (lua_type(L, -2) == LUA_TNUMBER && lua_istable(L, -1)) {
-      lua_rawgeti(L, -1, 1);
-      lua_rawgeti(L, -2, 2);
-      if (!lua_isstring(L, -2) || !lua_isstring(L, -1)) luaL_error(L, "http: %s entries must be {name, value}", what);
-      out.emplace_back(lua_tostring(L, -2), lua_tostring(L, -1));
-      lua_pop(L, 2);
-    } else {
-      if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "http: %s names must be strings", what);
-      if (lua_type(L, -1) == LUA_TBOOLEAN) {
-        out.emplace_back(lua_tostring(L, -2), lua_toboolean(L, -1) ? "true" : "false");
-      } else if (lua_isstring(L, -1)) {
-        lua_pushvalue(L, -1);  // tostring on a copy: never convert the value lua_next walks
-        out.emplace_back(lua_tostring(L, -3), lua_tostring(L, -1));
-        lua_pop(L, 1);
-      } else {
-        luaL_error(L, "http: %s value for \"%s\" must be a string or number", what, lua_tostring(L, -2));
-      }
-    }
-    lua_pop(L, 1);
-  }
-  return out;
-}
-
 bool has_header(const Pairs& headers, std::string_view name) {
   for (const auto& [k, v] : headers) {
     if (k.size() == name.size() &&
@@ -67,11 +37,11 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
   if (lua_isnil(L, index)) return;
   if (!lua_istable(L, index)) luaL_error(L, "http: the options must be a table");
   lua_getfield(L, index, "headers");
-  req.headers = read_pairs(L, lua_gettop(L), "headers");
+  req.headers = pairs_arg(L, lua_gettop(L), "http", "headers");
   lua_pop(L, 1);
 
   lua_getfield(L, index, "query");
-  if (!lua_isnil(L, -1)) req.url = proto::append_query(req.url, read_pairs(L, lua_gettop(L), "query"));
+  if (!lua_isnil(L, -1)) req.url = proto::append_query(req.url, pairs_arg(L, lua_gettop(L), "http", "query"));
   lua_pop(L, 1);
 
   lua_getfield(L, index, "body");
@@ -98,7 +68,7 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
 
   lua_getfield(L, index, "form");
   if (!lua_isnil(L, -1)) {
-    req.body = proto::encode_form(read_pairs(L, lua_gettop(L), "form"));
+    req.body = proto::encode_form(pairs_arg(L, lua_gettop(L), "http", "form"));
     if (!has_header(req.headers, "content-type"))
       req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
   }

@@ -150,16 +150,6 @@ proto::FormFields form_fields(lua_State* L, int index) {
   return fields;
 }
 
-void read_headers(lua_State* L, int index, std::vector<std::pair<std::string, std::string>>& out) {
-  if (!lua_istable(L, index)) return;
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pushvalue(L, -2);
-    out.emplace_back(luaL_checkstring(L, -1), luaL_checkstring(L, -2));
-    lua_pop(L, 2);
-  }
-}
-
 clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* rt) {
   clients::LiveViewOptions o;
   o.page.insecure = rt->env().insecure;
@@ -177,7 +167,7 @@ clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* 
   }
   lua_pop(L, 1);
   lua_getfield(L, index, "headers");
-  read_headers(L, lua_gettop(L), o.page.headers);
+  o.page.headers = pairs_arg(L, lua_gettop(L), "liveview.connect", "headers");
   lua_pop(L, 1);
   lua_getfield(L, index, "origin");
   if (lua_type(L, -1) == LUA_TBOOLEAN) {

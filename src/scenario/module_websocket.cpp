@@ -58,17 +58,6 @@ void read_string_list(lua_State* L, int index, std::vector<std::string>& out, co
   }
 }
 
-void read_headers(lua_State* L, int index, std::vector<std::pair<std::string, std::string>>& out) {
-  if (lua_isnil(L, index)) return;
-  if (!lua_istable(L, index)) luaL_error(L, "headers must be a table of name = value");
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pushvalue(L, -2);
-    out.emplace_back(luaL_checkstring(L, -1), luaL_checkstring(L, -2));
-    lua_pop(L, 2);
-  }
-}
-
 // connect(url, opts) -> socket | nil, message, reason, status
 int l_connect(lua_State* L) {
   ScenarioRuntime* rt = runtime_of(L);
@@ -76,23 +65,12 @@ int l_connect(lua_State* L) {
   clients::WebSocketSession::ConnectOptions opts;
   opts.insecure = rt->env().insecure;
   if (lua_istable(L, 2)) {
-    lua_getfield(L, 2, "headers");
-    read_headers(L, lua_gettop(L), opts.headers);
-    lua_pop(L, 1);
+    socket_options_arg(L, 2, "websocket.connect", opts);
     lua_getfield(L, 2, "subprotocols");
     read_string_list(L, lua_gettop(L), opts.subprotocols, "subprotocols");
     lua_pop(L, 1);
     lua_getfield(L, 2, "timeout");
     opts.timeout = duration_arg(L, lua_gettop(L), "websocket.connect timeout", opts.timeout);
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "compression");
-    opts.compression = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "insecure");
-    if (!lua_isnil(L, -1)) opts.insecure = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "local_addresses");
-    opts.local_addresses = local_addresses_arg(L, -1, "websocket.connect");
     lua_pop(L, 1);
     lua_getfield(L, 2, "max_message_size");
     if (lua_type(L, -1) == LUA_TNUMBER) opts.max_message_bytes = static_cast<std::size_t>(lua_tonumber(L, -1));
