@@ -110,7 +110,11 @@ return {{ options = {{ vus = {VUS}, duration = "{DURATION_S}s" }},
         self.assertGreater(count_of(p.stdout, "iterations.dropped"), 0, report)
         self.assertLess(row(p.stdout, "iteration.lag")["p99"], 50.0, report)  # ms
         self.assertLess(count_of(p.stdout, "iteration.errors"), rate * DURATION_S, report)
-        self.assertLess(cpu, 0.4 * DURATION_S, report)
+        # Arrivals pace this model, so even without the backoff it is no tight loop: the bound
+        # only catches a runaway. It is looser than the closed model's: at 1,000 arrivals/s the
+        # early wake (design 017) spends up to a tenth of a core waiting on the clock, and
+        # sanitizer builds run everything else several times slower.
+        self.assertLess(cpu, 0.6 * DURATION_S, report)
 
 
 if __name__ == "__main__":
