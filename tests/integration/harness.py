@@ -201,6 +201,44 @@ class WsServer:
         self.close()
 
 
+
+class RecordingWsServer:
+    """A WebSocket server that notes each connection's source address and upgrade request
+    head (lower-cased), and holds the connection open until the client closes."""
+
+    def __init__(self):
+        self.peers = []
+        self.heads = []
+        self.lock = threading.Lock()
+        self.server = WsServer(self.behaviour)
+        self.url = self.server.url
+
+    def behaviour(self, conn, head):
+        with self.lock:
+            self.peers.append(conn.getpeername()[0])
+            self.heads.append(head.lower())
+        conn.settimeout(10)
+        while conn.recv(4096):
+            pass
+
+    def close(self):
+        self.server.close()
+
+
+def socket_scenario(body):
+    """One VU whose single iteration runs `body` (with channels, websocket and stampede in
+    scope), then sleeps past the end of the run so its sockets stay open until then."""
+    return write_scenario(f"""
+local channels = require "stampede.channels"
+local websocket = require "stampede.websocket"
+local stampede = require "stampede"
+return {{ options = {{ vus = 1, duration = "10s", graceful_stop = "0s" }},
+         run = function(vu)
+{body}
+           stampede.sleep("20s")
+         end }}
+""")
+
 def upgrade_response(key):
     import base64
     import hashlib

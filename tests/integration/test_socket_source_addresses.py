@@ -2,56 +2,21 @@
 connection to the next of the socket's own source addresses (on loopback, any 127.x
 address is ours), instead of the run's --local-addresses. The server records the peer
 address of every connection it accepts."""
-import threading
 import unittest
 
-from harness import WsServer, run, write_scenario, main
-
-
-class PeerRecorder:
-    """A WebSocket server that notes each connection's source address and holds it open
-    until the client closes."""
-
-    def __init__(self):
-        self.peers = []
-        self.lock = threading.Lock()
-        self.server = WsServer(self.behaviour)
-        self.url = self.server.url
-
-    def behaviour(self, conn, _head):
-        with self.lock:
-            self.peers.append(conn.getpeername()[0])
-        conn.settimeout(10)
-        while conn.recv(4096):
-            pass
-
-    def close(self):
-        self.server.close()
-
-
-def scenario(body):
-    return write_scenario(f"""
-local channels = require "stampede.channels"
-local websocket = require "stampede.websocket"
-local stampede = require "stampede"
-return {{ options = {{ vus = 1, duration = "10s", graceful_stop = "0s" }},
-         run = function(vu)
-{body}
-           stampede.sleep("20s")
-         end }}
-""")
+from harness import RecordingWsServer, run, socket_scenario, main
 
 
 class SocketSourceAddresses(unittest.TestCase):
     def setUp(self):
-        self.server = PeerRecorder()
+        self.server = RecordingWsServer()
 
     def tearDown(self):
         self.server.close()
 
     def run_body(self, body):
         # One iteration opens the sockets and sleeps past the end of the run.
-        return run(["run", scenario(body), "--quiet", "--duration", "1s"], timeout=60)
+        return run(["run", socket_scenario(body), "--quiet", "--duration", "1s"], timeout=60)
 
     def test_channels_connect_takes_its_own_addresses_in_turn(self):
         r = self.run_body(f"""
