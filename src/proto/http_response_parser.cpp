@@ -26,6 +26,8 @@ constexpr std::size_t kMaxBodyReserve = 16 * 1024 * 1024;
 // a connection waiting for its next request keeps no large buffer.
 constexpr std::size_t kKeptBodyCapacity = 64 * 1024;
 constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
+// Headers in a usual response head (servers send 4-10): reserved at once, not grown 1, 2, 4, 8.
+constexpr std::size_t kUsualHeaderCount = 8;
 // Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
 constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
 
@@ -786,6 +788,8 @@ void HttpResponseParser::reset(bool head_request) {
   head_.status = 0;
   head_.reason.clear();
   impl_->recycle_headers(head_.headers);
+  // Taken by the last response (take_headers): room for a usual head in one allocation.
+  if (head_.headers.capacity() == 0) head_.headers.reserve(kUsualHeaderCount);
   if (body_.capacity() > kKeptBodyCapacity) {
     std::string().swap(body_);
   } else {

@@ -62,6 +62,9 @@ class HttpResponseParser {
   const std::string& error() const { return error_; }
 
   const HttpResponseHead& head() const { return head_; }
+  // Hands the headers over (to the response given to the user) instead of copying them;
+  // head().headers is empty afterwards.
+  std::vector<HttpHeader> take_headers() { return std::move(head_.headers); }
   std::string& body() { return body_; }
   // Whether the connection may carry another request after this response.
   bool keep_alive() const;

@@ -122,10 +122,14 @@ int push_response(lua_State* L, const clients::HttpResponse& res) {
   lua_createtable(L, 0, static_cast<int>(res.headers.size()));
   for (const auto& h : res.headers) {
     lua_getfield(L, -1, h.name.c_str());
-    std::string value = h.value;
-    if (lua_isstring(L, -1)) value = std::string(lua_tostring(L, -1)) + (h.name == "set-cookie" ? "\n" : ", ") + value;
-    lua_pop(L, 1);
-    lua_pushlstring(L, value.data(), value.size());
+    if (lua_isstring(L, -1)) {
+      lua_pushstring(L, h.name == "set-cookie" ? "\n" : ", ");
+      lua_pushlstring(L, h.value.data(), h.value.size());
+      lua_concat(L, 3);  // the earlier value, the separator, this one
+    } else {
+      lua_pop(L, 1);
+      lua_pushlstring(L, h.value.data(), h.value.size());
+    }
     lua_setfield(L, -2, h.name.c_str());
   }
   lua_setfield(L, -2, "headers");
@@ -145,9 +149,11 @@ int l_request(lua_State* L) {
   req.insecure = rt->env().insecure;
   read_request_options(L, 3, req);
   Vu& vu = require_vu(L, "http.request");
-  rt->http_of(vu).request(std::move(req), [rt, &vu, epoch = vu.epoch](clients::HttpResponse res) {
+  // Two words of captures: std::function keeps them without allocating (the runtime is the
+  // one whose session this is, found again through the VU's epoch-checked resume).
+  rt->http_of(vu).request(std::move(req), [&vu, epoch = vu.epoch](clients::HttpResponse res) {
     if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
-    rt->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
+    vu.runtime->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
   });
   return lua_yield(L, 0);
 }

@@ -139,6 +139,7 @@ bool ScenarioRuntime::has_function(const char* field) const {
 Vu& ScenarioRuntime::create_vu(int id) {
   auto vu = std::make_unique<Vu>();
   vu->id = id;
+  vu->runtime = this;
   lua_createtable(L_, 0, 4);
   lua_pushinteger(L_, id);
   lua_setfield(L_, -2, "id");

@@ -32,6 +32,7 @@ struct Vu {
   // A client call's result says this machine ran out of a local resource.
   void note_local_exhaustion(bool exhausted) { local_resource_exhausted = local_resource_exhausted || exhausted; }
 
+  ScenarioRuntime* runtime = nullptr;  // the worker's, which made this VU
   int id = 0;
   long long iteration = 0;           // 0-based index of the current (or last) iteration
   lua_State* thread = nullptr;       // the coroutine; re-made after an interrupt or crash
