@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/url_target.hpp"
 #include "clients/worker_timers.hpp"
 #include "common/clock.hpp"
 #include "metrics/metric_sink.hpp"
@@ -36,6 +37,9 @@ class ClientContext {
 
   // Long-lived timers of the worker's sockets and VUs (heartbeats, sleeps) on one Asio timer.
   WorkerTimers& timers();
+
+  // HTTP request URLs parsed once for all the worker's VUs.
+  UrlTargetCache http_urls{UrlSchemes::http};
 
  private:
   std::unique_ptr<boost::asio::ssl::context> tls_verify_;

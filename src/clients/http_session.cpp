@@ -8,7 +8,6 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 #include <algorithm>
@@ -100,10 +99,6 @@ struct Session {
   std::vector<std::pair<std::string, MetricId>> named_metrics;  // a VU uses a handful of names
   std::vector<OriginPool> pools;
   std::vector<std::shared_ptr<Exchange>> in_flight;
-  // The URL this VU requested last, parsed. A scenario asks for the same few URLs again and
-  // again; parsing each time (Boost.URL and the strings it fills) was 4.5% of a worker's CPU
-  // at 50,000 requests/s (perf).
-  std::shared_ptr<const UrlTarget> last_target;
   const bool discard_on_destroy;
   // Completions queued on the loop hold a weak reference: in discard mode they check it.
   std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
@@ -115,15 +110,6 @@ struct Session {
     const MetricId id = ctx.sink.id("http.request." + name, metrics::Kind::Timing);
     named_metrics.emplace_back(name, id);
     return id;
-  }
-
-  // `url` parsed, or nullptr with `why` set.
-  std::shared_ptr<const UrlTarget> target_of(const std::string& url, std::string& why) {
-    if (last_target && last_target->url == url) return last_target;
-    auto target = std::make_shared<UrlTarget>();
-    if (!parse_url_target(url, UrlSchemes::http, *target, why)) return nullptr;
-    last_target = target;
-    return target;
   }
 
   // The most recently used idle connection that is still open, or nullptr.
@@ -180,15 +166,17 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         req_(std::move(req)),
         done_(std::move(done)),
         discard_on_destroy_(session.discard_on_destroy),
-        session_alive_(session.alive),
-        timer_(session.ctx.io.get_executor()) {}
+        session_alive_(session.alive) {}
 
   void start() {
     prepare_headers();
-    timer_.expires_after(std::chrono::nanoseconds(std::max<Nanos>(req_.timeout, 0)));
-    timer_.async_wait([self = shared_from_this()](const error_code& ec) { self->on_timeout(ec); });
+    // On the worker's shared timer heap: no Asio wait to allocate, queue and cancel per
+    // request. The exchange cancels it when it finishes and, if it is ever destroyed first,
+    // in the timer's destructor, so `this` is alive whenever it fires.
+    ctx_.timers().schedule_after(timeout_, std::max<Nanos>(req_.timeout, 0),
+                                 [](void* self) { static_cast<Exchange*>(self)->on_timeout(); }, this);
     std::string why;
-    std::shared_ptr<const UrlTarget> first = session_->target_of(req_.url, why);
+    std::shared_ptr<const UrlTarget> first = ctx_.http_urls.find_or_parse(req_.url, why);
     if (!first) return fail("url", why);
     begin_hop(std::move(first));
   }
@@ -205,9 +193,6 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
  private:
-  using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
-                                           asio::io_context::executor_type>;
-
   // Defaults, and the headers this client computes itself (host, content-length, cookie).
   void prepare_headers() {
     bool has_user_agent = false;
@@ -252,8 +237,11 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   // Formats this hop's request head into head_ (the jar's cookies for this URL included).
   bool write_head() {
-    std::string cookie = session_->cookies.header_for(target_->host, target_->path, target_->tls,
-                                                      wall_clock_seconds());
+    // The calendar is read only when the jar holds something (most load tests send no cookies).
+    std::string cookie = session_->cookies.cookies().empty()
+                             ? std::string()
+                             : session_->cookies.header_for(target_->host, target_->path, target_->tls,
+                                                            wall_clock_seconds());
     if (!user_cookie_.empty()) cookie = cookie.empty() ? user_cookie_ : user_cookie_ + "; " + cookie;
     const bool with_cookie = !cookie.empty();
     if (with_cookie) req_.headers.emplace_back("cookie", std::move(cookie));
@@ -397,9 +385,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (!req_.name.empty()) ctx_.sink.record(session_->named_metric(req_.name), service_time);
 
     const proto::HttpResponseHead& head = parser_.head();
-    const std::int64_t now_unix = wall_clock_seconds();
+    std::int64_t now_unix = -1;  // read once, and only for a response that sets cookies
     for (const auto& header : head.headers) {
       if (header.name == "set-cookie") {
+        if (now_unix < 0) now_unix = wall_clock_seconds();
         session_->cookies.store(header.value, target_->host, target_->path, now_unix);
       }
     }
@@ -452,8 +441,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     begin_hop(std::move(next));
   }
 
-  void on_timeout(const error_code& ec) {
-    if (ec || finished_) return;  // cancelled: the request finished first
+  void on_timeout() {
+    if (finished_) return;
     fail("timeout", "no complete response within " + proto::format_duration(req_.timeout));
   }
 
@@ -493,7 +482,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   void finish(HttpResponse response) {
     auto self = shared_from_this();  // forget() below may drop the session's reference
     finished_ = true;
-    timer_.cancel();
+    timeout_.cancel();
     // Closed, not destroyed: an operation may still be pending on it, and its handler
     // (holding this exchange) must find the stream alive.
     if (conn_) conn_->stream.close();
@@ -518,7 +507,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::weak_ptr<const char> session_alive_;  // expires with the session
   std::string host_override_;
   std::string user_cookie_;
-  Timer timer_;
+  WorkerTimer timeout_;  // the whole request's, redirects included
   std::shared_ptr<const UrlTarget> target_;  // this hop's; null before the first
   bool unverified_ = false;  // this hop is TLS without verification: its own connection pool
   std::unique_ptr<Connection> conn_;

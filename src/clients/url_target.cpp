@@ -80,4 +80,13 @@ bool parse_url_target(std::string_view text, UrlSchemes schemes, UrlTarget& out,
   return true;
 }
 
+std::shared_ptr<const UrlTarget> UrlTargetCache::find_or_parse(const std::string& url, std::string& why) {
+  if (auto found = by_url_.find(url); found != by_url_.end()) return found->second;
+  auto target = std::make_shared<UrlTarget>();
+  if (!parse_url_target(url, schemes_, *target, why)) return nullptr;
+  if (by_url_.size() >= kCapacity) by_url_.clear();
+  by_url_.emplace(url, target);
+  return target;
+}
+
 }  // namespace stampede::clients

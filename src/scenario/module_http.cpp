@@ -144,7 +144,9 @@ int l_request(lua_State* L) {
   ScenarioRuntime* rt = runtime_of(L);
   clients::HttpRequest req;
   req.method = luaL_checkstring(L, 1);
-  for (char& c : req.method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : req.method) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');  // methods are ASCII tokens
+  }
   req.url = luaL_checkstring(L, 2);
   req.insecure = rt->env().insecure;
   read_request_options(L, 3, req);

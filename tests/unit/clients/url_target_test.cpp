@@ -88,5 +88,40 @@ TEST(UrlTarget, RefusalsSayWhatIsWrong) {
   EXPECT_EQ(parse("http://h:/", UrlSchemes::http).port, 80);  // an empty port is the default
 }
 
+TEST(UrlTargetCache, ParsesEachUrlOnceAndSharesTheResult) {
+  UrlTargetCache cache(UrlSchemes::http);
+  std::string why;
+  const auto first = cache.find_or_parse("http://127.0.0.1:4000/api/posts", why);
+  ASSERT_NE(first, nullptr) << why;
+  EXPECT_EQ(first->request_target, "/api/posts");
+  EXPECT_EQ(cache.find_or_parse("http://127.0.0.1:4000/api/posts", why), first);  // the same object
+  const auto other = cache.find_or_parse("http://127.0.0.1:4000/api/posts?page=2", why);
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->request_target, "/api/posts?page=2");
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(UrlTargetCache, KeepsNoFailureAndTakesOnlyItsSchemes) {
+  UrlTargetCache cache(UrlSchemes::http);
+  std::string why;
+  EXPECT_EQ(cache.find_or_parse("ws://127.0.0.1:4000/socket", why), nullptr);
+  EXPECT_NE(why.find("only http and https"), std::string::npos) << why;
+  why.clear();
+  EXPECT_EQ(cache.find_or_parse("not a url", why), nullptr);
+  EXPECT_FALSE(why.empty());
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(UrlTargetCache, StartsOverWhenFullSoUniqueUrlsCannotGrowIt) {
+  UrlTargetCache cache(UrlSchemes::http);
+  std::string why;
+  for (std::size_t i = 0; i < 3 * UrlTargetCache::kCapacity; ++i) {
+    const auto t = cache.find_or_parse("http://127.0.0.1:4000/api/posts/" + std::to_string(i), why);
+    ASSERT_NE(t, nullptr) << why;
+    EXPECT_EQ(t->path, "/api/posts/" + std::to_string(i));
+    ASSERT_LE(cache.size(), UrlTargetCache::kCapacity);
+  }
+}
+
 }  // namespace
 }  // namespace stampede::clients
