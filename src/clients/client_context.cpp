@@ -45,4 +45,17 @@ std::string& ClientContext::read_buffer() {
   return read_buffer_;
 }
 
+proto::HttpResponseParser ClientContext::take_http_parser() {
+  if (spare_parsers_.empty()) return proto::HttpResponseParser();
+  proto::HttpResponseParser parser = std::move(spare_parsers_.back());
+  spare_parsers_.pop_back();
+  return parser;
+}
+
+void ClientContext::give_back_http_parser(proto::HttpResponseParser parser) {
+  // A burst of requests in flight leaves no more than this many behind.
+  constexpr std::size_t kMaxSpareParsers = 64;
+  if (spare_parsers_.size() < kMaxSpareParsers) spare_parsers_.push_back(std::move(parser));
+}
+
 }  // namespace stampede::clients

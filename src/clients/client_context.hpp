@@ -12,6 +12,7 @@
 #include "clients/worker_timers.hpp"
 #include "common/clock.hpp"
 #include "metrics/metric_sink.hpp"
+#include "proto/http_response_parser.hpp"
 
 namespace stampede::clients {
 
@@ -41,11 +42,17 @@ class ClientContext {
   // HTTP request URLs parsed once for all the worker's VUs.
   UrlTargetCache http_urls{UrlSchemes::http};
 
+  // Response parsers of finished HTTP requests, for the next ones: their state is allocated
+  // about once per request in flight at the worker's busiest, not once per request.
+  proto::HttpResponseParser take_http_parser();
+  void give_back_http_parser(proto::HttpResponseParser parser);
+
  private:
   std::unique_ptr<boost::asio::ssl::context> tls_verify_;
   std::unique_ptr<boost::asio::ssl::context> tls_insecure_;
   std::string read_buffer_;
   std::unique_ptr<WorkerTimers> timers_;
+  std::vector<proto::HttpResponseParser> spare_parsers_;
 };
 
 }  // namespace stampede::clients

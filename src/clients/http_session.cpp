@@ -166,7 +166,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         req_(std::move(req)),
         done_(std::move(done)),
         discard_on_destroy_(session.discard_on_destroy),
-        session_alive_(session.alive) {}
+        session_alive_(session.alive),
+        parser_(session.ctx.take_http_parser()) {}
 
   void start() {
     prepare_headers();
@@ -488,6 +489,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (conn_) conn_->stream.close();
     head_.clear();
     head_.shrink_to_fit();
+    ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
     if (Session* session = std::exchange(session_, nullptr)) session->forget(this);
     asio::post(ctx_.io, [done = std::move(done_), response = std::move(response), alive = session_alive_,
                          discard = discard_on_destroy_]() mutable {
