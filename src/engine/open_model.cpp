@@ -65,6 +65,7 @@ class OpenModel final : public Executor {
   // replies that had arrived since the previous turn (see yield_to_replies).
   void turn(bool replies_read) {
     if (ending_) return;
+    opens_before_reading_ = replies_read ? kOpensPerRead : 0;
     pacer_.begin_turn(w_.clock().now() - w_.start());
     for (;;) {
       // The time is read again for each arrival: those that fell due while this turn
@@ -90,9 +91,11 @@ class OpenModel final : public Executor {
       wake_rested();
       // No free VU, but iterations are running whose replies may be waiting unread (a stall
       // of the machine makes many arrivals due at once while their replies queue up): read
-      // them once before opening a new VU, which means a new connection, which is what feeds
-      // the next stall. The arrival keeps its scheduled time: the wait shows as lag.
-      if (free_.empty() && !running_.empty() && !replies_read && w_.vus_created() < max_vus_) {
+      // them before opening a new VU, and again after every kOpensPerRead new ones. A new VU
+      // means a new connection, which is what feeds the next stall. Reading never refuses a
+      // VU: an arrival still gets a new one if none came free. It keeps its scheduled time:
+      // the wait shows as lag.
+      if (free_.empty() && !running_.empty() && opens_before_reading_ == 0 && w_.vus_created() < max_vus_) {
         return yield_to_replies();
       }
       pacer_.started();
@@ -114,6 +117,7 @@ class OpenModel final : public Executor {
       free_.pop_back();
     } else if (w_.vus_created() < max_vus_) {
       vu = &w_.new_vu();
+      if (opens_before_reading_ > 0) --opens_before_reading_;
     } else {
       w_.record_dropped();
       return;
@@ -195,6 +199,12 @@ class OpenModel final : public Executor {
   BackoffQueue<scenario::Vu*> resting_;
   std::unordered_map<scenario::Vu*, ExhaustionBackoff> backoffs_;  // only VUs in a streak
   bool ending_ = false;
+  // New VUs this turn may still open before the loop reads replies again. 4: a read is an
+  // epoll_wait and two posts (~2 µs), a new VU and its connection 20-40 µs. At 80,000
+  // arrivals/s against a 1 ms target it halved the connections a run opened (861-1,227
+  // against 1,345-1,785, three runs each) at the same lag (bench/RESULTS.md, session 4).
+  static constexpr int kOpensPerRead = 4;
+  int opens_before_reading_ = 0;
 };
 
 }  // namespace
