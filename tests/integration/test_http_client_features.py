@@ -1,31 +1,13 @@
 """The HTTP client end to end through the Lua API: cookies, redirects, gzip, chunked,
-query and form encoding, named requests, status errors."""
-import socket
-import threading
+query and form encoding, named requests, status errors, repeated headers."""
 import unittest
 
-from harness import Target, run, write_scenario, main
+from harness import Target, WsServer, run, write_scenario, main
 
-
-def serve_repeated_headers(listener, stop):
-    """Answers every request on `listener` with a response that repeats two headers."""
-    listener.settimeout(0.2)
-    while not stop.is_set():
-        try:
-            conn, _ = listener.accept()
-        except socket.timeout:
-            continue
-        with conn:
-            conn.settimeout(2)
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Multi: a\r\nSet-Cookie: one=1; Expires=Wed, 01 Jan 2031 00:00:00 GMT\r\n"
-                         b"X-Multi: b\r\nSet-Cookie: two=2\r\nX-Multi: c\r\nContent-Length: 2\r\n"
-                         b"Connection: close\r\n\r\nok")
+# One response that repeats two headers (WsServer without the upgrade is a plain TCP server).
+REPEATED_HEADERS = (b"HTTP/1.1 200 OK\r\nX-Multi: a\r\nSet-Cookie: one=1; Expires=Wed, 01 Jan 2031 00:00:00 GMT\r\n"
+                    b"X-Multi: b\r\nSet-Cookie: two=2\r\nX-Multi: c\r\nContent-Length: 2\r\n"
+                    b"Connection: close\r\n\r\nok")
 
 
 class HttpClientFeatures(unittest.TestCase):
@@ -107,26 +89,16 @@ return {{ options = {{ vus = 1, duration = "300ms", thresholds = {{ {thresholds}
         self.assertRegex(r.out, r"requests: \d+ sent, 0 completed, \d+ failed")
 
     def test_repeated_headers_are_joined(self):
-        listener = socket.create_server(("127.0.0.1", 0))
-        stop = threading.Event()
-        server = threading.Thread(target=serve_repeated_headers, args=(listener, stop), daemon=True)
-        server.start()
-        try:
-            port = listener.getsockname()[1]
+        with WsServer(lambda conn, head: conn.sendall(REPEATED_HEADERS), answer_upgrade=False) as server:
             # Set-Cookie is joined with a newline: its dates hold commas.
             r = self.check_all(f"""
-           local res = http.get("http://127.0.0.1:{port}/")
+           local res = http.get("http://127.0.0.1:{server.port}/")
            stampede.check("joined with commas", res.headers["x-multi"] == "a, b, c")
            stampede.check("set-cookie joined with newlines",
              res.headers["set-cookie"] == "one=1; Expires=Wed, 01 Jan 2031 00:00:00 GMT\\ntwo=2")
            stampede.check("single header as is", res.headers["content-length"] == "2")
 """)
-        finally:
-            stop.set()
-            server.join()
-            listener.close()
         self.assertAllChecksPass(r)
-
 
 if __name__ == "__main__":
     main()
