@@ -137,9 +137,8 @@ bool ScenarioRuntime::has_function(const char* field) const {
 }
 
 Vu& ScenarioRuntime::create_vu(int id) {
-  auto vu = std::make_unique<Vu>();
+  auto vu = std::make_unique<Vu>(*this);
   vu->id = id;
-  vu->runtime = this;
   lua_createtable(L_, 0, 4);
   lua_pushinteger(L_, id);
   lua_setfield(L_, -2, "id");
@@ -186,7 +185,7 @@ void ScenarioRuntime::start_iteration(Vu& vu, std::function<void(Vu&, const Iter
 
 void ScenarioRuntime::call_lifecycle(const char* field, const std::string& arg_json,
                                      std::function<void(bool, std::string)> done) {
-  lifecycle_vu_ = std::make_unique<Vu>();
+  lifecycle_vu_ = std::make_unique<Vu>(*this);
   Vu& vu = *lifecycle_vu_;
   make_thread(vu);
   lifecycle_done_ = std::move(done);

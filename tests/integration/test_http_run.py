@@ -123,6 +123,28 @@ return {{ options = {{ vus = 1, duration = "200ms" }},
         with open(marker) as f:
             self.assertEqual(f.read(), "42")
 
+    def test_setup_and_teardown_can_make_requests(self):
+        # A login in setup, a clean-up in teardown: both are client calls outside any VU.
+        marker = write_scenario("", "marker.txt")
+        path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 1, duration = "200ms" }},
+         setup = function()
+           local res = http.post("{self.target.url}/api/posts", {{ json = {{ title = "from setup" }} }})
+           return {{ title = res:json().title }}
+         end,
+         run = function(vu) assert(vu.data.title == "from setup"); require("stampede").sleep(20) end,
+         teardown = function(data)
+           local res = http.get("{self.target.url}/api/posts")
+           local f = io.open("{marker}", "w"); f:write(data.title .. " " .. res.status); f:close()
+         end }}
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"iteration\.errors\s+0\b", r)
+        with open(marker) as f:
+            self.assertEqual(f.read(), "from setup 200")
+
     def test_several_files_run_one_after_the_other(self):
         a = write_scenario('return { name = "First", options = { vus = 1, duration = "200ms" }, run = function() require("stampede").sleep(10) end }', "a.lua")
         b = write_scenario('return { name = "Second", options = { vus = 1, duration = "200ms" }, run = function() require("stampede").sleep(10) end }', "b.lua")
