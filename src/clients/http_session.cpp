@@ -76,6 +76,8 @@ struct Connection {
 };
 
 struct OriginPool {
+  bool holds(const std::string& o, bool i) const { return origin == o && insecure == i; }
+
   std::string origin;  // UrlTarget::origin
   bool insecure = false;  // TLS without verification: never shared with verified requests
   std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
@@ -115,7 +117,7 @@ struct Session {
   // The most recently used idle connection that is still open, or nullptr.
   std::unique_ptr<Connection> take_idle(const std::string& origin, bool insecure) {
     for (auto& pool : pools) {
-      if (pool.origin != origin || pool.insecure != insecure) continue;
+      if (!pool.holds(origin, insecure)) continue;
       while (!pool.idle.empty()) {
         std::unique_ptr<Connection> conn = std::move(pool.idle.back());
         pool.idle.pop_back();
@@ -129,7 +131,7 @@ struct Session {
 
   void give_back(const std::string& origin, bool insecure, std::unique_ptr<Connection> conn) {
     auto pool = std::find_if(pools.begin(), pools.end(),
-                             [&](const OriginPool& p) { return p.origin == origin && p.insecure == insecure; });
+                             [&](const OriginPool& p) { return p.holds(origin, insecure); });
     if (pool == pools.end()) {
       pools.push_back(OriginPool{origin, insecure, {}});
       pool = std::prev(pools.end());

@@ -225,6 +225,21 @@ class RecordingWsServer:
         self.server.close()
 
 
+class RecordingWsServerCase(unittest.TestCase):
+    """Tests of what a socket scenario's connects send: each test gets a RecordingWsServer
+    (`self.server`) and runs a `socket_scenario` body for one second."""
+
+    def setUp(self):
+        self.server = RecordingWsServer()
+
+    def tearDown(self):
+        self.server.close()
+
+    def run_body(self, body):
+        # One iteration opens the sockets and sleeps past the end of the run.
+        return run(["run", socket_scenario(body), "--quiet", "--duration", "1s"], timeout=60)
+
+
 def socket_scenario(body):
     """One VU whose single iteration runs `body` (with channels, websocket and stampede in
     scope), then sleeps past the end of the run so its sockets stay open until then."""

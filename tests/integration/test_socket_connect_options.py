@@ -2,21 +2,10 @@
 `headers` on channels.connect and websocket.connect reach the server in the upgrade request,
 in either form ({name = value} or {{name, value}, ...}, numbers as text), and a `headers` that
 is not a table is an error naming the function, as it is for http."""
-import unittest
-
-from harness import RecordingWsServer, run, socket_scenario, main
+from harness import RecordingWsServerCase, main
 
 
-class SocketConnectOptions(unittest.TestCase):
-    def setUp(self):
-        self.server = RecordingWsServer()
-
-    def tearDown(self):
-        self.server.close()
-
-    def run_body(self, body):
-        return run(["run", socket_scenario(body), "--quiet", "--duration", "1s"], timeout=60)
-
+class SocketConnectOptions(RecordingWsServerCase):
     def test_headers_reach_the_server_in_both_forms(self):
         r = self.run_body(f"""
   channels.connect("{self.server.url}/socket", {{ heartbeat = false, headers = {{ ["x-tenant"] = "acme", ["x-shard"] = 7 }} }})

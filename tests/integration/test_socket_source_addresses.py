@@ -2,22 +2,10 @@
 connection to the next of the socket's own source addresses (on loopback, any 127.x
 address is ours), instead of the run's --local-addresses. The server records the peer
 address of every connection it accepts."""
-import unittest
-
-from harness import RecordingWsServer, run, socket_scenario, main
+from harness import RecordingWsServerCase, main
 
 
-class SocketSourceAddresses(unittest.TestCase):
-    def setUp(self):
-        self.server = RecordingWsServer()
-
-    def tearDown(self):
-        self.server.close()
-
-    def run_body(self, body):
-        # One iteration opens the sockets and sleeps past the end of the run.
-        return run(["run", socket_scenario(body), "--quiet", "--duration", "1s"], timeout=60)
-
+class SocketSourceAddresses(RecordingWsServerCase):
     def test_channels_connect_takes_its_own_addresses_in_turn(self):
         r = self.run_body(f"""
   local sockets = {{}}

@@ -9,13 +9,12 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "liveview_capture_file.hpp"
 
 namespace stampede::testing::lv_capture {
 
@@ -36,13 +35,7 @@ struct CaptureFlow {
 // frames the test replays (the first step is the page load).
 inline CaptureFlow load_flow(std::string_view folder, std::string_view flow, const std::vector<std::string>& steps) {
   namespace json = boost::json;
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../vectors/liveview-captures" /
-                    std::string(folder) / (std::string(flow) + ".json");
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("missing capture " + path.string());
-  std::stringstream text;
-  text << file.rdbuf();
-  const json::object recording = json::parse(text.str()).as_object();
+  const json::object recording = read_liveview_capture(folder, flow);
 
   CaptureFlow result;
   std::string url(recording.at("app").at("url").as_string());
@@ -72,7 +65,7 @@ inline CaptureFlow load_flow(std::string_view folder, std::string_view flow, con
       result.frames.push_back({name, frame.at("dir") == "out", data});
     }
   }
-  if (result.page.empty() || result.frames.empty()) throw std::runtime_error("capture without a page or frames: " + path.string());
+  if (result.page.empty() || result.frames.empty()) throw std::runtime_error("capture without a page or frames: " + std::string(folder) + "/" + std::string(flow));
   return result;
 }
 

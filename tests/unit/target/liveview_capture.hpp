@@ -8,29 +8,17 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "liveview_capture_file.hpp"
 #include "target/base64url.hpp"
 
 namespace stampede::target::testing {
 
 namespace json = boost::json;
-
-inline json::object load_capture(std::string_view folder, std::string_view flow) {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../vectors/liveview-captures" /
-                    std::string(folder) / (std::string(flow) + ".json");
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("missing capture " + path.string());
-  std::stringstream text;
-  text << file.rdbuf();
-  return json::parse(text.str()).as_object();
-}
 
 // The values that differ between any two runs of an app.
 struct VariablePattern {

@@ -119,7 +119,7 @@ void compare_http(const json::object& recorded, LiveViewBrowser& browser, Substi
 
 // The recorded flow, step by step, against a target of its own (prepared by `prepare`).
 void replay(LiveViewDialect dialect, std::string_view flow, const std::function<void(TargetServer&)>& prepare = {}) {
-  const auto capture = testing::load_capture(folder(dialect), flow);
+  const auto capture = stampede::testing::read_liveview_capture(folder(dialect), flow);
   auto server = start(dialect);
   if (prepare) prepare(*server);
   LiveViewBrowser browser(server->port());
