@@ -40,6 +40,11 @@ class OpenModel final : public Executor {
   void begin() override { turn(false); }
 
   void end(bool graceful) override {
+    // At the scheduled end (not an interrupt before it), arrivals due before it that a
+    // coalesced wake-up had not reached yet are part of the plan: with a graceful stop they
+    // run like the rest. (Without one they would be cut off at once, as the running are.)
+    const bool scheduled_end = w_.clock().now() >= w_.start() + w_.config().shape.total_duration();
+    if (!ending_ && graceful && scheduled_end && w_.config().shape.graceful_stop > 0) start_all_due();
     ending_ = true;
     arrival_timer_.cancel();
     if (!graceful || w_.config().shape.graceful_stop <= 0) {
@@ -98,6 +103,20 @@ class OpenModel final : public Executor {
       if (free_.empty() && !running_.empty() && opens_before_reading_ == 0 && w_.vus_created() < max_vus_) {
         return yield_to_replies();
       }
+      pacer_.started();
+      dispatch(w_.start() + step.at);
+    }
+  }
+
+  // The end timer fired: every arrival due before it starts (or is dropped past max_vus).
+  void start_all_due() {
+    for (;;) {
+      const ArrivalPacer::Step step = pacer_.next(w_.clock().now() - w_.start());
+      if (step.kind == ArrivalPacer::Step::Kind::yield) {
+        pacer_.begin_turn(w_.clock().now() - w_.start());  // a fresh batch: nothing is read now
+        continue;
+      }
+      if (step.kind != ArrivalPacer::Step::Kind::start) return;
       pacer_.started();
       dispatch(w_.start() + step.at);
     }

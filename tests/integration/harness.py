@@ -1,8 +1,10 @@
 """Shared helpers for integration tests: run the real `stampede` binary against real servers
 on loopback, and read what it printed. Standard library only."""
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -108,8 +110,28 @@ def to_ms(text):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
+_temp_dirs = []
+
+
+def temp_dir(prefix="stampede-it-"):
+    """A fresh directory under the system's temp dir, removed when this test process exits
+    (a day of runs used to leave thousands behind). STAMPEDE_KEEP_TMP=1 keeps them, to look
+    at a failed test's scenario and result files."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _temp_dirs.append(path)
+    return path
+
+
+@atexit.register
+def _remove_temp_dirs():
+    if os.environ.get("STAMPEDE_KEEP_TMP") == "1":
+        return
+    for path in _temp_dirs:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def write_scenario(text, name="scenario.lua", directory=None):
-    directory = directory or tempfile.mkdtemp(prefix="stampede-it-")
+    directory = directory or temp_dir()
     path = os.path.join(directory, name)
     with open(path, "w") as f:
         f.write(text)

@@ -8,7 +8,6 @@ import re
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
@@ -16,7 +15,7 @@ import urllib.error
 import urllib.request
 
 from browser_check import LITERAL, artifact, require_browser, run_check
-from harness import BIN, Target, main, run, write_scenario
+from harness import BIN, Target, main, run, write_scenario, temp_dir
 
 
 def scenario(url, duration="8s"):
@@ -95,7 +94,7 @@ class Dashboard(unittest.TestCase):
     def setUpClass(cls):
         require_browser()
         cls.target = Target(delay="lognormal:3:0.5")
-        cls.dir = tempfile.mkdtemp(prefix="stampede-dashboard-")
+        cls.dir = temp_dir(prefix="stampede-dashboard-")
 
     @classmethod
     def tearDownClass(cls):

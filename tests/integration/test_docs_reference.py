@@ -6,10 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
-from harness import BIN, main
+from harness import BIN, main, temp_dir
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -54,7 +53,7 @@ class ReferenceTest(unittest.TestCase):
 
     def test_a_function_without_a_definition_fails_the_check(self):
         saved = reference.TYPES
-        copy = tempfile.mkdtemp(prefix="stampede-types-")
+        copy = temp_dir(prefix="stampede-types-")
         try:
             shutil.copytree(saved, copy, dirs_exist_ok=True)
             path = os.path.join(copy, "stampede", "channels.lua")
@@ -72,7 +71,7 @@ class ReferenceTest(unittest.TestCase):
 
     def test_a_flag_without_a_row_fails_the_check(self):
         saved = reference.REFERENCE
-        copy = tempfile.mkdtemp(prefix="stampede-ref-")
+        copy = temp_dir(prefix="stampede-ref-")
         try:
             shutil.copytree(saved, copy, dirs_exist_ok=True)
             path = os.path.join(copy, "cli.md")

@@ -3,10 +3,9 @@ built-in target) and `mix stampede.run`, with Debian's Elixir and no Hex at all.
 import os
 import shutil
 import subprocess
-import tempfile
 import unittest
 
-from harness import BIN, Target, main
+from harness import BIN, Target, main, temp_dir
 
 PROJECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "integrations", "elixir")
 FIXTURES = os.path.join(PROJECT, "test", "fixtures")
@@ -25,7 +24,7 @@ def mix_env(build):
 class ElixirTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.build = tempfile.mkdtemp(prefix="stampede-mix-")
+        cls.build = temp_dir(prefix="stampede-mix-")
 
     @classmethod
     def tearDownClass(cls):

@@ -8,11 +8,10 @@ the summary, the results file (valid against the schema), the badge and the HTML
 import json
 import os
 import subprocess
-import tempfile
 import unittest
 
 from browser_check import artifact, require_browser, run_check
-from harness import Target, main, run, write_scenario
+from harness import Target, main, run, write_scenario, temp_dir
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
@@ -29,7 +28,7 @@ class FindLimit(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.target = Target(delay="fixed:10", extra=["--capacity", "5:100"])
-        cls.dir = tempfile.mkdtemp(prefix="stampede-find-limit-")
+        cls.dir = temp_dir(prefix="stampede-find-limit-")
 
     @classmethod
     def tearDownClass(cls):

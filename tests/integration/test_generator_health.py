@@ -7,10 +7,9 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import unittest
 
-from harness import BIN, Result, Target, main, run, write_scenario
+from harness import BIN, Result, Target, main, run, write_scenario, temp_dir
 
 BURN = """
 local stampede = require "stampede"
@@ -29,7 +28,7 @@ return {
 class GeneratorHealth(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="stampede-generator-")
+        cls.dir = temp_dir(prefix="stampede-generator-")
         if shutil.which("taskset") is None:
             raise RuntimeError("taskset (util-linux) is needed to pin the generator to one core")
 

@@ -94,7 +94,9 @@ return {{ options = {{ vus = {VUS}, duration = "{DURATION_S}s" }},
         errors = count_of(p.stdout, "ws.connect.errors")
         self.assertGreater(errors, 0, report)
         self.assertLess(errors, VUS * 20, report)
-        self.assertLess(cpu, 0.4 * DURATION_S, report)
+        # Measured: 0.16-0.18 s release, 0.67-0.79 s ASan, once 1.39 s ASan under ctest -j2;
+        # a binary without the backoff 3.2 s (and ~25,000 errors). The bound sits between.
+        self.assertLess(cpu, 0.6 * DURATION_S, report)
 
     def test_open_model_keeps_the_schedule_and_rests_the_vu_instead(self):
         rate = 1000

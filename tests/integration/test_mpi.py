@@ -7,12 +7,11 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 
-from harness import BIN, Target, main, write_scenario
+from harness import BIN, Target, main, write_scenario, temp_dir
 
 MPIRUN = shutil.which("mpirun")
 RANKS = 3
@@ -112,7 +111,7 @@ def tolerance(truth_ms):
 @unittest.skipIf(MPIRUN is None, "mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev; CI installs it)")
 class DistributedRun(unittest.TestCase):
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="stampede-mpi-")
+        self.dir = temp_dir(prefix="stampede-mpi-")
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)

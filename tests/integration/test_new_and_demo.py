@@ -5,12 +5,11 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 import urllib.request
 
-from harness import BIN, Target, main
+from harness import BIN, Target, main, temp_dir
 
 # What each kind must have measured for the run to count as really done.
 KINDS = {
@@ -50,7 +49,7 @@ class NewTest(unittest.TestCase):
         cls.target.close()
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="stampede-new-")
+        self.dir = temp_dir(prefix="stampede-new-")
         self.addCleanup(shutil.rmtree, self.dir, True)
 
     def test_list_shows_every_kind(self):

@@ -5,11 +5,10 @@ file. Without --parallel the same files run one after the other."""
 import json
 import os
 import subprocess
-import tempfile
 import time
 import unittest
 
-from harness import Target, main, run, write_scenario
+from harness import Target, main, run, write_scenario, temp_dir
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
@@ -20,7 +19,7 @@ class Parallel(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.target = Target(delay="fixed:10")
-        cls.dir = tempfile.mkdtemp(prefix="stampede-parallel-")
+        cls.dir = temp_dir(prefix="stampede-parallel-")
         # Reading: 2 VUs for 2 s, p95 well under 50 ms: passes.
         cls.reading = write_scenario(f"""
 local http = require "stampede.http"

@@ -5,11 +5,10 @@ errors, and a scenario's text shown as text. Screenshots are kept (browser_check
 import json
 import os
 import re
-import tempfile
 import unittest
 
 from browser_check import LITERAL, artifact, require_browser, run_check
-from harness import Target, main, run, write_scenario
+from harness import Target, main, run, write_scenario, temp_dir
 
 
 def scenario(url):
@@ -62,7 +61,7 @@ class HtmlReport(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         require_browser()
-        cls.dir = tempfile.mkdtemp(prefix="stampede-html-")
+        cls.dir = temp_dir(prefix="stampede-html-")
         cls.json_path = os.path.join(cls.dir, "results.json")
         cls.html_path = os.path.join(cls.dir, "report.html")
         with Target(delay="lognormal:3:0.5") as target:

@@ -5,13 +5,12 @@ path that cannot be written never loses the summary."""
 import json
 import os
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
 
-from harness import BIN, Target, free_port, run, write_scenario, main
+from harness import BIN, Target, free_port, run, write_scenario, main, temp_dir
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
@@ -58,7 +57,7 @@ class ResultFiles(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.target = Target(delay="fixed:2")
-        cls.dir = tempfile.mkdtemp(prefix="stampede-results-")
+        cls.dir = temp_dir(prefix="stampede-results-")
 
     @classmethod
     def tearDownClass(cls):
@@ -350,7 +349,7 @@ class Compare(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="stampede-compare-")
+        cls.dir = temp_dir(prefix="stampede-compare-")
         cls.fast = os.path.join(cls.dir, "fast.json")
         cls.slow = os.path.join(cls.dir, "slow.json")
         for delay, out in (("fixed:2", cls.fast), ("fixed:20", cls.slow)):

@@ -5,17 +5,16 @@ import os
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 import unittest
 
-from harness import BIN, free_port, main, run, write_scenario
+from harness import BIN, free_port, main, run, write_scenario, temp_dir
 
 
 class TargetProcesses(unittest.TestCase):
     def test_processes_share_the_port_and_the_merged_truth_is_exact(self):
         port = free_port()
-        truth_path = os.path.join(tempfile.mkdtemp(prefix="stampede-procs-"), "truth.json")
+        truth_path = os.path.join(temp_dir(prefix="stampede-procs-"), "truth.json")
         target = subprocess.Popen([BIN, "target", "--procs", "3", "--listen", f"127.0.0.1:{port}",
                                    "--truth-out", truth_path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   text=True)

@@ -5,11 +5,10 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
-from harness import BIN, main
+from harness import BIN, main, temp_dir
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SCRIPT = os.path.join(ROOT, "cmake", "VersionInfo.cmake")
@@ -22,7 +21,7 @@ def git(repo, *args):
 
 class VersionInfoTest(unittest.TestCase):
     def tmp(self, prefix):
-        path = tempfile.mkdtemp(prefix=prefix)
+        path = temp_dir(prefix=prefix)
         self.addCleanup(shutil.rmtree, path, True)
         return path
 
