@@ -212,14 +212,17 @@ int l_connect(lua_State* L) {
   Vu& vu = require_vu(L, "liveview.connect");
   auto session = std::make_shared<LiveViewSession>(rt->context(), rt->http_of(vu), std::move(options));
   std::weak_ptr<LiveViewSession> weak = session;
-  vu.iteration_cleanup.push_back([weak] {
-    if (auto s = weak.lock()) s->close("the iteration ended");
-  });
-  session->connect(std::move(url), [rt, &vu, epoch = vu.epoch, session](const LiveOutcome& outcome) {
+  // The iteration owns the session until it ends (then the Lua handle, if it was kept). The
+  // completion must not: it is stored inside the session's own socket until the join is
+  // answered, and a run that ended mid-connect left that cycle behind (LeakSanitizer, once
+  // in CI: the session and its views).
+  vu.iteration_cleanup.push_back([session] { session->close("the iteration ended"); });
+  session->connect(std::move(url), [rt, &vu, epoch = vu.epoch, weak](const LiveOutcome& outcome) {
     if (vu.epoch == epoch) vu.note_local_exhaustion(outcome.local_exhaustion);
     rt->resume(vu, epoch, [&](lua_State* co) {
-      if (outcome.ok()) {
-        push_handle(co, session, kType);
+      auto live = weak.lock();
+      if (outcome.ok() && live) {
+        push_handle(co, live, kType);
         return 1;
       }
       lua_pushnil(co);
