@@ -28,16 +28,11 @@ bool would_block(const boost::system::error_code& ec) {
   return ec == asio::error::would_block || ec == asio::error::try_again;
 }
 
-Timer::time_point at_monotonic(Nanos t) {
-  return Timer::time_point(std::chrono::duration_cast<Timer::duration>(std::chrono::nanoseconds(t)));
-}
-
 }  // namespace
 
 Connection::Connection(Worker& worker, Socket socket)
     : worker_(worker),
       socket_(std::move(socket)),
-      queue_(socket_.get_executor()),
       linger_timer_(socket_.get_executor()) {}
 
 void Connection::start() {
@@ -68,6 +63,9 @@ void Connection::read_available() {
       close();  // reset by the peer, or worse: nobody to answer
       return;
     }
+    // Every read ends the worker's holds that are due (on any connection), so while
+    // requests keep coming the hold timer rarely has to wake the loop (HoldQueue).
+    worker_.requests_read();
     consume(std::string_view(buffer.data(), n));
     // A short read drained the socket: wait for the next edge rather than paying for a
     // read that would only say EAGAIN.
@@ -226,12 +224,13 @@ void Connection::hold(PendingResponse& slot, Nanos delay) {
     return;
   }
   // Measured from when the request was received, so time spent parsing counts toward the hold.
-  slot.timer.expires_at(at_monotonic(slot.received_at + delay));
-  slot.timer.async_wait([self = shared_from_this(), &slot](const boost::system::error_code& ec) {
-    if (ec || self->closed_) return;
-    slot.ready = true;
-    self->flush();
-  });
+  worker_.hold(slot.received_at + delay, shared_from_this(), slot);
+}
+
+void Connection::end_hold(PendingResponse& slot) {
+  if (closed_) return;
+  slot.ready = true;
+  flush();
 }
 
 void Connection::answer_bad_request() {
@@ -377,7 +376,6 @@ void Connection::close() {
   linger_timer_.cancel();
   for (std::size_t i = 0; i < queue_.size(); ++i) {
     PendingResponse& slot = queue_.at(i);
-    slot.timer.cancel();
     if (slot.in_flight) worker_.in_flight().leave();  // never to be answered
     slot.in_flight = false;
   }

@@ -1,9 +1,9 @@
 #pragma once
 // One HTTP/1.1 connection of the target, followed top to bottom:
 //   readable -> read into the worker's scratch buffer -> parse every complete request ->
-//   dispatch each (control endpoint, or route + drawn hold on a timer) into the response
-//   queue -> write the ready responses at the head of the queue in one write -> when the
-//   write completes, record each measured request's held time -> read again.
+//   dispatch each (control endpoint, or route + drawn hold in the worker's HoldQueue) into
+//   the response queue -> write the ready responses at the head of the queue in one write ->
+//   when the write completes, record each measured request's held time -> read again.
 // The held time runs from "fully received" (the parser completed the request) to "response
 // written" (the moment the last byte was handed to the kernel), on the monotonic clock.
 //
@@ -30,6 +30,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(Worker& worker, Socket socket);
 
   void start();
+  // The hold of `slot` is over (Worker::hold): it may be written.
+  void end_hold(PendingResponse& slot);
 
  private:
   // Reads what the socket has (without blocking) and parses it; then waits for more.

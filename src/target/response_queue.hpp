@@ -4,22 +4,18 @@
 // response that is ready waits behind an earlier one that is not.
 //
 // Slots are allocated once per connection and recycled (a ring of stable objects), so their
-// timers and strings are reused and a timer handler may safely point at its slot.
+// strings are reused and a hold (Worker::hold) may safely point at its slot.
 #include <cstddef>
 #include <memory>
 #include <vector>
 
 #include "common/clock.hpp"
-#include "target/asio_types.hpp"
 #include "target/response.hpp"
 
 namespace stampede::target {
 
 struct PendingResponse {
-  explicit PendingResponse(const Executor& executor) : timer(executor) {}
-
   Response response;
-  Timer timer;              // the hold
   Nanos received_at = 0;    // when the request was fully received
   int version_minor = 1;
   bool head_request = false;
@@ -46,8 +42,6 @@ struct PendingResponse {
 
 class ResponseQueue {
  public:
-  explicit ResponseQueue(const Executor& executor) : executor_(executor) {}
-
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
@@ -57,7 +51,7 @@ class ResponseQueue {
   PendingResponse& push_back() {
     if (size_ == ring_.size()) grow();
     auto& slot = ring_[(head_ + size_) & (ring_.size() - 1)];
-    if (!slot) slot = std::make_unique<PendingResponse>(executor_);
+    if (!slot) slot = std::make_unique<PendingResponse>();
     ++size_;
     return *slot;
   }
@@ -78,7 +72,6 @@ class ResponseQueue {
     head_ = 0;
   }
 
-  Executor executor_;
   std::vector<std::unique_ptr<PendingResponse>> ring_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;

@@ -42,7 +42,8 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
       read_buffer_(kReadBufferBytes, '\0'),
       io_(1),
       acceptor_(io_.get_executor()),
-      accept_backoff_(io_.get_executor()) {
+      accept_backoff_(io_.get_executor()),
+      hold_timer_(io_.get_executor()) {
   held_.reserve(kHeldTimesReserve);
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
   route_state_.next_post_id = 4 + index;
@@ -91,6 +92,37 @@ void Worker::run() {
 }
 
 void Worker::stop() { io_.stop(); }
+
+void Worker::hold(Nanos due, std::shared_ptr<Connection> connection, PendingResponse& slot) {
+  holds_.push(due, HeldResponse{std::move(connection), &slot});
+  arm_hold_timer();
+}
+
+void Worker::requests_read() {
+  const Nanos now = SteadyClock::monotonic_now();
+  holds_.note_read(now);
+  end_due_holds(now);
+  arm_hold_timer();
+}
+
+std::size_t Worker::end_due_holds(Nanos now) {
+  return holds_.release_due(now, [](HeldResponse& held) { held.connection->end_hold(*held.slot); });
+}
+
+// Re-arming costs a timer re-program (~10 µs here), so the timer moves only to wake earlier;
+// a wake-up it brings too early (for holds that reads ended meanwhile) re-arms it then.
+void Worker::arm_hold_timer() {
+  const auto wake = holds_.wake_at();
+  if (!wake || *wake >= hold_timer_at_) return;
+  hold_timer_at_ = *wake;
+  hold_timer_.expires_at(Timer::time_point(std::chrono::nanoseconds(*wake)));
+  hold_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // moved earlier: a newer wait took over
+    hold_timer_at_ = kNotArmed;
+    holds_.timer_fired(end_due_holds(SteadyClock::monotonic_now()));
+    arm_hold_timer();
+  });
+}
 
 void Worker::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {

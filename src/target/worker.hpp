@@ -3,6 +3,8 @@
 // sampler and its record of held times. Nothing here is shared with other workers, so the
 // hot path takes no lock; the truth collector reaches a worker only by posting to its loop.
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "target/asio_types.hpp"
 #include "target/capacity_limit.hpp"
 #include "target/delay_sampler.hpp"
+#include "target/hold_queue.hpp"
 #include "target/http_date.hpp"
 #include "target/liveview_dialect.hpp"
 #include "target/route_table.hpp"
@@ -17,6 +20,8 @@
 namespace stampede::target {
 
 class TruthCollector;
+class Connection;
+struct PendingResponse;
 class ChannelsHub;
 class ChannelsBus;
 class LiveViewPostsStore;
@@ -72,9 +77,22 @@ class Worker {
   void return_output_buffer(std::string& buffer);
   ChannelsBus& channels();
 
+  // Holds `slot` of `connection` until `due`, then marks it ready and flushes the
+  // connection (unless it closed meanwhile). The hold keeps the connection alive.
+  void hold(Nanos due, std::shared_ptr<Connection> connection, PendingResponse& slot);
+  // A connection read requests: ends the holds that are due (see HoldQueue).
+  void requests_read();
+
  private:
+  struct HeldResponse {
+    std::shared_ptr<Connection> connection;
+    PendingResponse* slot;
+  };
+
   void accept_next();
   void back_off_then_accept(const boost::system::error_code& ec);
+  std::size_t end_due_holds(Nanos now);
+  void arm_hold_timer();
 
   const WorkerShared& shared_;
   std::vector<Nanos> held_;
@@ -92,6 +110,11 @@ class Worker {
   asio::io_context io_;
   Acceptor acceptor_;
   Timer accept_backoff_;
+  // After io_, so the held connections go while their loop still exists.
+  HoldQueue<HeldResponse> holds_;
+  Timer hold_timer_;
+  Nanos hold_timer_at_ = kNotArmed;
+  static constexpr Nanos kNotArmed = std::numeric_limits<Nanos>::max();
 };
 
 }  // namespace stampede::target

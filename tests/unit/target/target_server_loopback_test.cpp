@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include <boost/json.hpp>
 #include <chrono>
@@ -297,6 +298,40 @@ TEST(TargetServerLoopback, SeveralThreadsShareThePortAndOneTruth) {
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "workers handed out the same id";
   EXPECT_EQ(count_over_http(*clients[0]), 80);
   EXPECT_EQ(server->truth().count, 80u);
+}
+
+// Dense enough (64 connections on 4 threads, a read every ~20 µs) that reads end the holds
+// and the hold timer is only a backstop (HoldQueue): every hold must still end, never
+// early, including the last ones of each round, after which no read comes for a while.
+TEST(TargetServerLoopback, UnderDenseLoadEveryHoldEndsAndNoneEarly) {
+  auto server = start("fixed:1");
+  constexpr int kThreads = 4;
+  constexpr int kConnections = 16;
+  constexpr int kRounds = 100;
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      try {
+        std::vector<std::unique_ptr<LoopbackClient>> clients;
+        for (int i = 0; i < kConnections; ++i) clients.push_back(std::make_unique<LoopbackClient>(server->port()));
+        for (int round = 0; round < kRounds; ++round) {
+          for (auto& client : clients) client->send("GET / HTTP/1.1\r\n\r\n");
+          for (auto& client : clients) {
+            if (client->read_response().status == 200) ++answered;
+          }
+        }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();  // a hold that never ended times the read out
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  constexpr int kRequests = kThreads * kConnections * kRounds;
+  EXPECT_EQ(answered.load(), kRequests);
+  const auto truth = server->truth();
+  EXPECT_EQ(truth.count, static_cast<std::uint64_t>(kRequests));
+  EXPECT_GE(truth.p50, kMilli) << "a hold ended early";
 }
 
 TEST(TargetServerLoopback, StopClosesConnectionsAndKeepsTheTruth) {
