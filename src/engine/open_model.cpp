@@ -8,6 +8,7 @@
 // socket memory sits out its backoff (ExhaustionBackoff) before it takes arrivals again; the
 // arrivals themselves are never delayed (docs/design/016-backoff-when-the-generator-runs-out.md).
 #include <boost/asio/post.hpp>
+#include <limits>
 #include <unordered_map>
 #include <vector>
 
@@ -40,19 +41,27 @@ class OpenModel final : public Executor {
   void begin() override { turn(false); }
 
   void end(bool graceful) override {
-    // At the scheduled end (not an interrupt before it), arrivals due before it that a
-    // coalesced wake-up had not reached yet are part of the plan: with a graceful stop they
-    // run like the rest. (Without one they would be cut off at once, as the running are.)
+    // At the scheduled end (not an interrupt before it), the arrivals due before it that
+    // have not started yet are still part of the plan: those a coalesced wake-up had not
+    // reached, or the backlog of a generator that fell behind. With a graceful stop they
+    // start in the usual turns (in batches, reading replies between them, never all at
+    // once: a backlog of seconds started at once would open a connection for each), and
+    // what the graceful stop leaves unstarted is counted as dropped. Without a graceful
+    // stop they are cut off with the running ones.
     const bool scheduled_end = w_.clock().now() >= w_.start() + w_.config().shape.total_duration();
-    if (!ending_ && graceful && scheduled_end && w_.config().shape.graceful_stop > 0) start_all_due();
+    const bool grace = graceful && w_.config().shape.graceful_stop > 0;
+    finishing_plan_ = !ending_ && grace && scheduled_end &&
+                      pacer_.next(w_.clock().now() - w_.start()).kind != ArrivalPacer::Step::Kind::done;
     ending_ = true;
-    arrival_timer_.cancel();
-    if (!graceful || w_.config().shape.graceful_stop <= 0) {
+    if (!finishing_plan_) arrival_timer_.cancel();
+    if (!grace) {
       interrupt_all();
     } else {
       grace_timer_.expires_after(std::chrono::nanoseconds(w_.config().shape.graceful_stop));
       grace_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (!ec) interrupt_all();
+        if (ec) return;
+        if (finishing_plan_) drop_unstarted();
+        interrupt_all();
       });
     }
     maybe_finished();
@@ -69,7 +78,7 @@ class OpenModel final : public Executor {
   // come less than a quantum apart (ArrivalPacer). `replies_read`: the loop has read the
   // replies that had arrived since the previous turn (see yield_to_replies).
   void turn(bool replies_read) {
-    if (ending_) return;
+    if (ending_ && !finishing_plan_) return;
     opens_before_reading_ = replies_read ? kOpensPerRead : 0;
     pacer_.begin_turn(w_.clock().now() - w_.start());
     for (;;) {
@@ -78,6 +87,10 @@ class OpenModel final : public Executor {
       const ArrivalPacer::Step step = pacer_.next(w_.clock().now() - w_.start());
       switch (step.kind) {
         case ArrivalPacer::Step::Kind::done:
+          if (finishing_plan_) {
+            finishing_plan_ = false;
+            maybe_finished();
+          }
           return;  // no more arrivals: the end timer stops the run
         case ArrivalPacer::Step::Kind::sleep:
           arrival_timer_.expires_at(time_point_at(w_.start() + step.wake));
@@ -108,17 +121,21 @@ class OpenModel final : public Executor {
     }
   }
 
-  // The end timer fired: every arrival due before it starts (or is dropped past max_vus).
-  void start_all_due() {
+  // The graceful stop ran out before the plan's last arrivals started: they count as
+  // dropped, like arrivals no VU was free for.
+  void drop_unstarted() {
+    finishing_plan_ = false;
+    arrival_timer_.cancel();
+    constexpr Nanos kAfterEverything = std::numeric_limits<Nanos>::max();
     for (;;) {
-      const ArrivalPacer::Step step = pacer_.next(w_.clock().now() - w_.start());
+      const ArrivalPacer::Step step = pacer_.next(kAfterEverything);
       if (step.kind == ArrivalPacer::Step::Kind::yield) {
-        pacer_.begin_turn(w_.clock().now() - w_.start());  // a fresh batch: nothing is read now
+        pacer_.begin_turn(kAfterEverything);
         continue;
       }
       if (step.kind != ArrivalPacer::Step::Kind::start) return;
       pacer_.started();
-      dispatch(w_.start() + step.at);
+      w_.record_dropped();
     }
   }
 
@@ -201,7 +218,7 @@ class OpenModel final : public Executor {
   }
 
   void maybe_finished() {
-    if (ending_ && running_.empty()) {
+    if (ending_ && !finishing_plan_ && running_.empty()) {
       grace_timer_.cancel();
       w_.executor_finished();
     }
@@ -218,6 +235,7 @@ class OpenModel final : public Executor {
   BackoffQueue<scenario::Vu*> resting_;
   std::unordered_map<scenario::Vu*, ExhaustionBackoff> backoffs_;  // only VUs in a streak
   bool ending_ = false;
+  bool finishing_plan_ = false;  // ended on schedule: the arrivals due before the end still start
   // New VUs this turn may still open before the loop reads replies again. 4: a read is an
   // epoll_wait and two posts (~2 µs), a new VU and its connection 20-40 µs. At 80,000
   // arrivals/s against a 1 ms target it halved the connections a run opened (861-1,227

@@ -65,7 +65,7 @@ struct SecondResult {
   double vus = 0;           // live VUs at the end of the second (the `vus` gauge)
   std::uint64_t iterations = 0;  // finished in this second
   std::uint64_t errors = 0;      // iterations that raised
-  std::uint64_t dropped = 0;     // arrivals that found no free VU
+  std::uint64_t dropped = 0;     // arrivals that never started (iterations.dropped)
   metrics::RequestTally requests;
   // The generator's process CPU time (user + system) over this second, per second of
   // wall time: 1.0 is one core busy all second. Empty when the second was merged late
