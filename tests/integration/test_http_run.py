@@ -111,8 +111,12 @@ return {
         started = r.metric("iterations")["count"]
         dropped = r.metric("iterations.dropped")["count"]
         self.assertEqual(started + dropped, 2000, r)
-        self.assertGreater(dropped, 200, r)
-        self.assertGreater(started, 1000, r)  # some of the backlog did start after the end
+        self.assertGreater(dropped, 0, r)
+        # The catch-up went on through the whole graceful stop (the backlog never clears at
+        # 1,000/s), rather than dropping everything when the end timer fired. A slow machine
+        # only makes the run longer.
+        ran_for = float(re.search(r"ran for ([0-9.]+)s", r.out).group(1))
+        self.assertGreaterEqual(ran_for, 1.25, r)
 
     def test_cli_overrides_the_scenario_load(self):
         path = write_scenario(f"""
