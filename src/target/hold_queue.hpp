@@ -37,7 +37,6 @@ class HoldQueue {
   explicit HoldQueue(Nanos slack = kDefaultSlack) : slack_(slack) {}
 
   bool empty() const { return holds_.empty(); }
-  std::size_t size() const { return holds_.size(); }
 
   void push(Nanos due, Payload payload) {
     holds_.push_back(Entry{due, std::move(payload)});
