@@ -7,6 +7,9 @@
 // A VU whose iteration failed because this machine ran out of file descriptors, ports or
 // socket memory sits out its backoff (ExhaustionBackoff) before it takes arrivals again; the
 // arrivals themselves are never delayed (docs/design/016-backoff-when-the-generator-runs-out.md).
+// An arrival that is already late when it starts (the generator fell behind) takes a VU that
+// comes free; the pool grows for late arrivals only at CatchUpBudget's pace
+// (docs/design/020-late-arrivals-wait-for-a-free-vu.md).
 #include <boost/asio/post.hpp>
 #include <limits>
 #include <unordered_map>
@@ -14,6 +17,7 @@
 
 #include "engine/arrival_pacer.hpp"
 #include "engine/arrival_schedule.hpp"
+#include "engine/catch_up_budget.hpp"
 #include "engine/exhaustion_backoff.hpp"
 #include "engine/worker.hpp"
 
@@ -53,7 +57,10 @@ class OpenModel final : public Executor {
     finishing_plan_ = !ending_ && grace && scheduled_end &&
                       pacer_.next(w_.clock().now() - w_.start()).kind != ArrivalPacer::Step::Kind::done;
     ending_ = true;
-    if (!finishing_plan_) arrival_timer_.cancel();
+    if (!finishing_plan_) {
+      arrival_timer_.cancel();
+      vu_timer_pending_ = false;
+    }
     if (!grace) {
       interrupt_all();
     } else {
@@ -93,6 +100,7 @@ class OpenModel final : public Executor {
           }
           return;  // no more arrivals: the end timer stops the run
         case ArrivalPacer::Step::Kind::sleep:
+          vu_timer_pending_ = false;
           arrival_timer_.expires_at(time_point_at(w_.start() + step.wake));
           arrival_timer_.async_wait([this, due = w_.start() + step.at](const boost::system::error_code& ec) {
             if (ec) return;
@@ -113,12 +121,36 @@ class OpenModel final : public Executor {
       // means a new connection, which is what feeds the next stall. Reading never refuses a
       // VU: an arrival still gets a new one if none came free. It keeps its scheduled time:
       // the wait shows as lag.
-      if (free_.empty() && !running_.empty() && opens_before_reading_ == 0 && w_.vus_created() < max_vus_) {
-        return yield_to_replies();
+      if (free_.empty() && !running_.empty() && w_.vus_created() < max_vus_) {
+        if (opens_before_reading_ == 0) return yield_to_replies();
+        // Already late, and VUs will come free: a new one only within the catch-up budget.
+        const Nanos now = w_.clock().now() - w_.start();
+        if (now - step.at > kLateAfter && !catch_up_.try_take(now)) return wait_for_vu();
       }
       pacer_.started();
       dispatch(w_.start() + step.at);
     }
+  }
+
+  // Sleeps until the catch-up budget allows a new VU, or until a running iteration ends
+  // (on_done), whichever comes first. While the worker is behind this happens once per
+  // iteration that ends, so a timer already armed for no later is left as it is: each re-arm
+  // is a timerfd_settime (~10 µs here), more than the iteration it waits for. (Woken too
+  // early, the turn finds the budget still spent and arms it again.)
+  void wait_for_vu() {
+    waiting_for_vu_ = true;
+    const Nanos at = catch_up_.next_available();
+    if (vu_timer_pending_ && vu_timer_at_ <= at) return;
+    vu_timer_pending_ = true;
+    vu_timer_at_ = at;
+    arrival_timer_.expires_at(time_point_at(w_.start() + at));
+    arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;  // re-armed, or the run ended: whoever did it cleared or reset the flag
+      vu_timer_pending_ = false;
+      if (!waiting_for_vu_) return;
+      waiting_for_vu_ = false;
+      turn(false);
+    });
   }
 
   // The graceful stop ran out before the plan's last arrivals started: they count as
@@ -126,6 +158,7 @@ class OpenModel final : public Executor {
   void drop_unstarted() {
     finishing_plan_ = false;
     arrival_timer_.cancel();
+    vu_timer_pending_ = false;
     constexpr Nanos kAfterEverything = std::numeric_limits<Nanos>::max();
     for (;;) {
       const ArrivalPacer::Step step = pacer_.next(kAfterEverything);
@@ -173,6 +206,15 @@ class OpenModel final : public Executor {
     remove(vu.slot);
     rest_or_free(vu, now, outcome.local_resource_exhausted);
     w_.set_live_vus(static_cast<long long>(running_.size()));
+    if (waiting_for_vu_ && !free_.empty()) {
+      const Nanos since_start = now - w_.start();
+      const ArrivalPacer::Step waiting = pacer_.next(since_start);
+      if (waiting.kind == ArrivalPacer::Step::Kind::start || waiting.kind == ArrivalPacer::Step::Kind::yield) {
+        catch_up_.vu_came_free(since_start, since_start - waiting.at);
+      }
+      waiting_for_vu_ = false;  // the timer stays armed; its handler does nothing now
+      boost::asio::post(w_.io(), [this] { turn(true); });
+    }
     maybe_finished();
   }
 
@@ -242,6 +284,13 @@ class OpenModel final : public Executor {
   // against 1,345-1,785, three runs each) at the same lag (bench/RESULTS.md, session 4).
   static constexpr int kOpensPerRead = 4;
   int opens_before_reading_ = 0;
+  // An arrival is late once it is this far past its scheduled time: four quanta, well past
+  // the lateness coalescing gives by design (ArrivalPacer::kDefaultQuantum).
+  static constexpr Nanos kLateAfter = 4 * ArrivalPacer::kDefaultQuantum;
+  CatchUpBudget catch_up_;
+  bool waiting_for_vu_ = false;  // a turn stopped for want of a VU: the next free one resumes it
+  bool vu_timer_pending_ = false;  // arrival_timer_ is armed by wait_for_vu, for vu_timer_at_
+  Nanos vu_timer_at_ = 0;
 };
 
 }  // namespace
