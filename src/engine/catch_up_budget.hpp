@@ -31,7 +31,7 @@ class CatchUpBudget {
   // grow by ~400 during the stall and the run recovered 2 times in 3; one per 4 ms after 16
   // recovered 3 in 3 but the start of a run, whose pool grows mostly from this budget once
   // connects make it late, lagged 70-110 ms (p99 of its first second); 64 then one per 4 ms
-  // recovered 3 in 3 with a first second like before (p99 2.5-3.3 ms).
+  // recovered 6 in 6, with a first second like before in 5 of them (p99 2.5-4.2 ms).
   static constexpr Nanos kDefaultInterval = 4 * kMilli;
   static constexpr int kDefaultBurst = 64;
 
