@@ -52,10 +52,22 @@ proto::HttpResponseParser ClientContext::take_http_parser() {
   return parser;
 }
 
+// A burst of requests in flight leaves no more than this many parsers and buffers behind.
+constexpr std::size_t kMaxSpares = 64;
+
 void ClientContext::give_back_http_parser(proto::HttpResponseParser parser) {
-  // A burst of requests in flight leaves no more than this many behind.
-  constexpr std::size_t kMaxSpareParsers = 64;
-  if (spare_parsers_.size() < kMaxSpareParsers) spare_parsers_.push_back(std::move(parser));
+  if (spare_parsers_.size() < kMaxSpares) spare_parsers_.push_back(std::move(parser));
+}
+
+std::unique_ptr<ClientContext::ReceiveBuffer> ClientContext::take_receive_buffer() {
+  if (spare_receive_buffers_.empty()) return std::make_unique<ReceiveBuffer>();
+  std::unique_ptr<ReceiveBuffer> buffer = std::move(spare_receive_buffers_.back());
+  spare_receive_buffers_.pop_back();
+  return buffer;
+}
+
+void ClientContext::give_back_receive_buffer(std::unique_ptr<ReceiveBuffer> buffer) {
+  if (spare_receive_buffers_.size() < kMaxSpares) spare_receive_buffers_.push_back(std::move(buffer));
 }
 
 }  // namespace stampede::clients

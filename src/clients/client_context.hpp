@@ -4,6 +4,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,12 +48,20 @@ class ClientContext {
   proto::HttpResponseParser take_http_parser();
   void give_back_http_parser(proto::HttpResponseParser parser);
 
+  // What a plain HTTP connection's waiting read lands in (transport::Stream::async_receive):
+  // one per request in flight, reused like the parsers, so that idle connections own none.
+  // Big enough for a typical API response; a bigger one is drained through read_buffer().
+  using ReceiveBuffer = std::array<char, 2048>;
+  std::unique_ptr<ReceiveBuffer> take_receive_buffer();
+  void give_back_receive_buffer(std::unique_ptr<ReceiveBuffer> buffer);
+
  private:
   std::unique_ptr<boost::asio::ssl::context> tls_verify_;
   std::unique_ptr<boost::asio::ssl::context> tls_insecure_;
   std::string read_buffer_;
   std::unique_ptr<WorkerTimers> timers_;
   std::vector<proto::HttpResponseParser> spare_parsers_;
+  std::vector<std::unique_ptr<ReceiveBuffer>> spare_receive_buffers_;
 };
 
 }  // namespace stampede::clients

@@ -37,6 +37,10 @@ using Done = std::function<void(HttpResponse)>;
 // Like a browser: more concurrent requests to one origin open more connections, but no
 // more than this many stay open once idle.
 constexpr std::size_t kMaxIdlePerOrigin = 6;
+// A plain connection idle for less than this carries an idempotent request without the
+// liveness peek (docs/design/021). Servers close idle connections after seconds (Cowboy and
+// Bandit 60 s, nginx 75 s, Node 5 s), sometimes with a 408 first: older ones are checked.
+constexpr Nanos kUncheckedReuseWithin = kSecond;
 // Reads of one response before letting other connections and the timers have a turn.
 constexpr int kReadsPerTurn = 16;
 
@@ -73,6 +77,7 @@ struct Connection {
   // Carried a response before: a failure before the first byte of the next one may just be
   // the server having closed it while idle.
   bool reused = false;
+  Nanos idle_since = 0;  // when its last response ended
 };
 
 struct OriginPool {
@@ -101,6 +106,7 @@ struct Session {
   std::vector<std::pair<std::string, MetricId>> named_metrics;  // a VU uses a handful of names
   std::vector<OriginPool> pools;
   std::vector<std::shared_ptr<Exchange>> in_flight;
+  std::uint64_t liveness_checks = 0;
   const bool discard_on_destroy;
   // Completions queued on the loop hold a weak reference: in discard mode they check it.
   std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
@@ -114,13 +120,20 @@ struct Session {
     return id;
   }
 
-  // The most recently used idle connection that is still open, or nullptr.
-  std::unique_ptr<Connection> take_idle(const std::string& origin, bool insecure) {
+  // The most recently used idle connection that is still open, or nullptr. `retryable`:
+  // the request may be sent twice, so a young plain connection is taken without the peek
+  // (a syscall per request): had the server closed it meanwhile, the request fails before
+  // any byte of a response and is sent once more on a new connection (Exchange::can_retry).
+  std::unique_ptr<Connection> take_idle(const std::string& origin, bool insecure, bool retryable) {
     for (auto& pool : pools) {
       if (!pool.holds(origin, insecure)) continue;
       while (!pool.idle.empty()) {
         std::unique_ptr<Connection> conn = std::move(pool.idle.back());
         pool.idle.pop_back();
+        if (retryable && !conn->stream.is_tls() && conn->stream.is_open() &&
+            ctx.clock.now() - conn->idle_since < kUncheckedReuseWithin)
+          return conn;
+        ++liveness_checks;
         std::string& scratch = ctx.read_buffer();
         if (conn->stream.usable_when_idle(asio::buffer(scratch))) return conn;
       }
@@ -234,7 +247,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     hop_sent_ = false;
     retried_ = false;
     if (!write_head()) return;
-    if ((conn_ = session_->take_idle(target_->origin, unverified_))) return send();
+    if ((conn_ = session_->take_idle(target_->origin, unverified_, is_idempotent(req_.method)))) return send();
     open_connection();
   }
 
@@ -313,7 +326,26 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void wait_readable() {
-    conn_->stream.async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+    if (conn_->stream.is_tls()) {
+      conn_->stream.async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+      return;
+    }
+    if (!inbox_) inbox_ = ctx_.take_receive_buffer();
+    conn_->stream.async_receive(asio::buffer(*inbox_),
+                                [self = shared_from_this()](const error_code& ec, std::size_t n) {
+                                  self->on_received(ec, n);
+                                });
+  }
+
+  // A plain connection's waiting read completed: `n` bytes are in its inbox.
+  void on_received(const error_code& ec, std::size_t n) {
+    if (finished_) return;
+    if (transport::is_end_of_stream(ec)) return on_end_of_stream();
+    if (ec) return on_connection_failure(transport::Failure{transport::Step::read, ec, {}});
+    last_byte_at_ = ctx_.clock.now();  // before parsing: decoding is not the server's time
+    if (!feed(std::string_view(inbox_->data(), n))) return;
+    if (n == inbox_->size()) return on_readable({});  // it filled up: more may be there
+    wait_readable();
   }
 
   // Reads what is there into the worker's buffer and hands it to the parser before
@@ -397,6 +429,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     }
     if (reusable && parser_.keep_alive()) {
       conn_->reused = true;
+      conn_->idle_since = last_byte_at_;
       session_->give_back(target_->origin, unverified_, std::move(conn_));
     } else {
       conn_.reset();  // no operation is pending on it here
@@ -492,6 +525,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     head_.clear();
     head_.shrink_to_fit();
     ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    if (inbox_) ctx_.give_back_receive_buffer(std::move(inbox_));
     if (Session* session = std::exchange(session_, nullptr)) session->forget(this);
     asio::post(ctx_.io, [done = std::move(done_), response = std::move(response), alive = session_alive_,
                          discard = discard_on_destroy_]() mutable {
@@ -522,6 +556,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   Nanos last_byte_at_ = 0;  // when the read that completed the response returned
   Nanos last_duration_ = 0;
   int redirects_followed_ = 0;
+  // A plain connection's waiting read lands here (taken on the first wait, given back once
+  // finished: the stream is closed then, so no read is pending into it).
+  std::unique_ptr<ClientContext::ReceiveBuffer> inbox_;
   bool hop_sent_ = false;  // request_sent() counted for this hop
   bool retried_ = false;
   bool finished_ = false;
@@ -556,5 +593,6 @@ void HttpSession::close_all() { impl_->close_all(); }
 proto::CookieJar& HttpSession::cookies() { return impl_->cookies; }
 
 std::size_t HttpSession::idle_connections() const { return impl_->idle_count(); }
+std::uint64_t HttpSession::liveness_checks() const { return impl_->liveness_checks; }
 
 }  // namespace stampede::clients

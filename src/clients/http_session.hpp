@@ -11,6 +11,7 @@
 // once. A request cut off by close_all() or the destructor is counted neither finished nor
 // failed: it stays "in flight", which is what it was.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -81,6 +82,9 @@ class HttpSession {
 
   // Keep-alive connections waiting for the next request, over all origins.
   std::size_t idle_connections() const;
+  // Idle connections peeked at before reuse (docs/design/021: young plain ones are not
+  // when the request is idempotent).
+  std::uint64_t liveness_checks() const;
 
  private:
   struct Impl;

@@ -19,6 +19,7 @@
 #include "engine/arrival_schedule.hpp"
 #include "engine/catch_up_budget.hpp"
 #include "engine/exhaustion_backoff.hpp"
+#include "engine/thread_idle_probe.hpp"
 #include "engine/worker.hpp"
 
 namespace stampede::engine {
@@ -210,7 +211,9 @@ class OpenModel final : public Executor {
       const Nanos since_start = now - w_.start();
       const ArrivalPacer::Step waiting = pacer_.next(since_start);
       if (waiting.kind == ArrivalPacer::Step::Kind::start || waiting.kind == ArrivalPacer::Step::Kind::yield) {
-        catch_up_.vu_came_free(since_start, since_start - waiting.at);
+        const Nanos lag = since_start - waiting.at;
+        if (catch_up_.samples_at(since_start))
+          catch_up_.vu_came_free(since_start, lag, loop_idle_.idle_share_since_last_ask(now));
       }
       waiting_for_vu_ = false;  // the timer stays armed; its handler does nothing now
       boost::asio::post(w_.io(), [this] { turn(true); });
@@ -288,6 +291,7 @@ class OpenModel final : public Executor {
   // the lateness coalescing gives by design (ArrivalPacer::kDefaultQuantum).
   static constexpr Nanos kLateAfter = 4 * ArrivalPacer::kDefaultQuantum;
   CatchUpBudget catch_up_;
+  ThreadIdleProbe loop_idle_;  // asked on this worker's thread, once per budget sample
   bool waiting_for_vu_ = false;  // a turn stopped for want of a VU: the next free one resumes it
   bool vu_timer_pending_ = false;  // arrival_timer_ is armed by wait_for_vu, for vu_timer_at_
   Nanos vu_timer_at_ = 0;

@@ -99,6 +99,17 @@ class Stream {
     socket_.async_wait(Socket::wait_read, std::forward<WaitHandler>(handler));
   }
 
+  // Plain streams only: waits for bytes and reads them into `into`, in one operation. Cheaper
+  // per response than async_wait_readable + read_available: Asio re-arms the socket's epoll
+  // registration (an epoll_ctl) for every wait but not for a read, and it skips the read's
+  // first, speculative recv when the last read emptied the socket (docs/design/021). `into`
+  // must outlive the operation and belong to this connection alone: the read may happen
+  // before the handler runs, with other connections' handlers in between.
+  template <typename ReadHandler>
+  void async_receive(boost::asio::mutable_buffer into, ReadHandler&& handler) {
+    socket_.async_read_some(into, std::forward<ReadHandler>(handler));
+  }
+
   // TLS may hold decrypted bytes that the socket no longer shows as readable: a reader must
   // try read_available before waiting.
   bool may_hold_input() const { return tls_ != nullptr; }

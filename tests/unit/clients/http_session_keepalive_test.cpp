@@ -82,6 +82,70 @@ TEST_F(HttpKeepAlive, ConnectionCloseIsHonoured) {
   EXPECT_EQ(server.accepted(), 2);
 }
 
+TEST_F(HttpKeepAlive, AYoungConnectionCarriesGetsWithoutAPeekButAPostIsChecked) {
+  ScriptedServer server(echo_target);
+  HttpSession session(ctx);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(get(session, server.url("/")).status, 200);
+  EXPECT_EQ(session.liveness_checks(), 0u);  // the second and third GET took it unchecked
+  HttpRequest post;
+  post.method = "POST";
+  post.url = server.url("/p");
+  post.body = "x=1";
+  EXPECT_EQ(fetch(session, post).body, "/p");
+  EXPECT_EQ(session.liveness_checks(), 1u);  // a POST cannot be sent twice: checked first
+  EXPECT_EQ(server.accepted(), 1);
+}
+
+TEST_F(HttpKeepAlive, AYoungConnectionTheServerClosedCostsAGetARetryNotAnError) {
+  ScriptedServer server([](ServerConnection& conn) {
+    if (auto req = conn.read_request()) conn.send(http_response(200, req->target));
+    conn.close();
+  });
+  HttpSession session(ctx);
+  EXPECT_EQ(get(session, server.url("/a")).body, "/a");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the FIN is there before the reuse
+  auto res = get(session, server.url("/b"));
+  EXPECT_EQ(res.error, "");
+  EXPECT_EQ(res.body, "/b");
+  EXPECT_EQ(session.liveness_checks(), 0u);
+  EXPECT_EQ(server.accepted(), 2);
+  auto snapshot = take();
+  EXPECT_EQ(errors(snapshot, "closed"), 0u);
+  EXPECT_EQ(snapshot.requests.completed, 2u);
+}
+
+// The steady clock, moved forward by hand: a connection ages without the test waiting.
+class AgedClock final : public Clock {
+ public:
+  Nanos now() const override { return SteadyClock::monotonic_now() + offset; }
+  Nanos offset = 0;
+};
+
+TEST_F(HttpKeepAlive, AConnectionIdleForSecondsIsCheckedEvenForAGet) {
+  // As a server's idle timeout might: a 408 nobody asked for, some time after the answer.
+  ScriptedServer server([](ServerConnection& conn) {
+    if (conn.number() == 1) {
+      if (conn.read_request()) conn.send(http_response(200, "first"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      conn.send("HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n");
+      conn.read_request();
+      return;
+    }
+    echo_target(conn);
+  });
+  AgedClock aged;
+  clients::ClientContext aged_ctx{io, sink, aged};
+  HttpSession session(aged_ctx);
+  EXPECT_EQ(get(session, server.url("/a")).body, "first");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  aged.offset = 2 * kSecond;
+  auto res = get(session, server.url("/b"));
+  EXPECT_EQ(res.status, 200) << res.error;
+  EXPECT_EQ(res.body, "/b");
+  EXPECT_EQ(session.liveness_checks(), 1u);
+  EXPECT_EQ(server.accepted(), 2);
+}
+
 TEST_F(HttpKeepAlive, IdleConnectionClosedByServerIsNotReusedEvenForPost) {
   // The server answers once and closes; by the next request the FIN has arrived, so the
   // session sees the connection is dead before writing on it.

@@ -126,6 +126,25 @@ TEST_F(HttpMessages, LargeBodySpansManyReads) {
   EXPECT_EQ(server.accepted(), 1);
 }
 
+TEST_F(HttpMessages, ARequestBodyLargerThanTheSocketTakesAtOnceIsWrittenWhole) {
+  // More than the socket's send buffer: the write waits for room, several times.
+  const std::string big(3 * 1024 * 1024 + 5, 'p');
+  ScriptedServer server([&big](ServerConnection& conn) {
+    while (auto req = conn.read_request()) conn.send(http_response(200, req->body == big ? "whole" : "differs"));
+  });
+  HttpSession session(ctx);
+  for (int i = 0; i < 2; ++i) {
+    HttpRequest post;
+    post.method = "POST";
+    post.url = server.url("/upload");
+    post.body = big;
+    auto res = fetch(session, post);
+    EXPECT_EQ(res.error, "");
+    EXPECT_EQ(res.body, "whole");
+  }
+  EXPECT_EQ(server.accepted(), 1);
+}
+
 TEST_F(HttpMessages, HeadResponseHasNoBodyAndKeepsTheConnection) {
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {

@@ -1,0 +1,33 @@
+// The probe that tells a worker short of CPU (its loop is hardly ever idle) from one short of
+// VUs (its loop waits for replies).
+#include "engine/thread_idle_probe.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace stampede::engine {
+namespace {
+
+TEST(ThreadIdleProbe, TheShareIsWhatWasNeitherRunningNorWaitingToRun) {
+  EXPECT_DOUBLE_EQ(ThreadIdleProbe::idle_share(4 * kMilli, kMilli), 0.75);
+  EXPECT_DOUBLE_EQ(ThreadIdleProbe::idle_share(4 * kMilli, 0), 1.0);
+  EXPECT_DOUBLE_EQ(ThreadIdleProbe::idle_share(4 * kMilli, 5 * kMilli), 0.0);  // clock granularity
+  EXPECT_DOUBLE_EQ(ThreadIdleProbe::idle_share(0, kMilli), 1.0);
+}
+
+TEST(ThreadIdleProbe, ASleepingThreadIsIdleAndASpinningOneIsNot) {
+  ThreadIdleProbe probe;
+  EXPECT_DOUBLE_EQ(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 1.0);  // the reference
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.5);
+  // Spinning for 20 ms: on a CPU, or waiting for one when the machine is busy; never idle.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  volatile unsigned spins = 0;
+  while (std::chrono::steady_clock::now() < until) spins = spins + 1;
+  EXPECT_LT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.2);
+}
+
+}  // namespace
+}  // namespace stampede::engine
