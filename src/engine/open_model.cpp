@@ -20,6 +20,7 @@
 #include "engine/catch_up_budget.hpp"
 #include "engine/exhaustion_backoff.hpp"
 #include "engine/thread_idle_probe.hpp"
+#include "engine/wake_quantum.hpp"
 #include "engine/worker.hpp"
 
 namespace stampede::engine {
@@ -88,7 +89,11 @@ class OpenModel final : public Executor {
   void turn(bool replies_read) {
     if (ending_ && !finishing_plan_) return;
     opens_before_reading_ = replies_read ? kOpensPerRead : 0;
-    pacer_.begin_turn(w_.clock().now() - w_.start());
+    const Nanos turn_at = w_.clock().now();
+    if (wake_quantum_.sample_due(turn_at)) {
+      pacer_.set_quantum(wake_quantum_.sample(turn_at, quantum_idle_.idle_share_since_last_ask(turn_at)));
+    }
+    pacer_.begin_turn(turn_at - w_.start());
     for (;;) {
       // The time is read again for each arrival: those that fell due while this turn
       // started others are started in it too.
@@ -287,11 +292,13 @@ class OpenModel final : public Executor {
   // against 1,345-1,785, three runs each) at the same lag (bench/RESULTS.md, session 4).
   static constexpr int kOpensPerRead = 4;
   int opens_before_reading_ = 0;
-  // An arrival is late once it is this far past its scheduled time: four quanta, well past
-  // the lateness coalescing gives by design (ArrivalPacer::kDefaultQuantum).
-  static constexpr Nanos kLateAfter = 4 * ArrivalPacer::kDefaultQuantum;
+  // An arrival is late once it is this far past its scheduled time: twice the longest
+  // quantum, well past the lateness coalescing gives by design (WakeQuantum).
+  static constexpr Nanos kLateAfter = 2 * WakeQuantum::kFrugal;
   CatchUpBudget catch_up_;
   ThreadIdleProbe loop_idle_;  // asked on this worker's thread, once per budget sample
+  WakeQuantum wake_quantum_;
+  ThreadIdleProbe quantum_idle_;  // its own: each probe answers for the time since its last ask
   bool waiting_for_vu_ = false;  // a turn stopped for want of a VU: the next free one resumes it
   bool vu_timer_pending_ = false;  // arrival_timer_ is armed by wait_for_vu, for vu_timer_at_
   Nanos vu_timer_at_ = 0;

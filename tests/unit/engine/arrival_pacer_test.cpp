@@ -96,6 +96,27 @@ TEST(ArrivalPacer, AboveOnePerQuantumWakeUpsAreCoalesced) {
   }
 }
 
+TEST(ArrivalPacer, AQuantumSetLaterHalvesTheWakeUpsAndBoundsTheLateness) {
+  // 50,000/s for 1 s, as above, once at 250 µs and once set to 500 µs (WakeQuantum's two).
+  const ArrivalSchedule schedule = constant(50000, kSecond);
+  ArrivalPacer precise(schedule, 0, 1, 250 * kMicro);
+  ArrivalPacer frugal(schedule, 0, 1, 250 * kMicro);
+  frugal.set_quantum(500 * kMicro);
+  EXPECT_EQ(frugal.quantum(), 500 * kMicro);
+  Simulation at_250;
+  Simulation at_500;
+  at_250.run(precise, 100);
+  at_500.run(frugal, 100);
+  ASSERT_EQ(at_250.started.size(), 50000u);
+  ASSERT_EQ(at_500.started.size(), 50000u);
+  EXPECT_LE(at_250.wakeups.size(), 4001u);
+  EXPECT_LE(at_500.wakeups.size(), 2001u);
+  EXPECT_GE(at_500.wakeups.size(), 1900u);
+  EXPECT_LE(at_250.max_lag(), 250 * kMicro + 25 * 100);
+  EXPECT_LE(at_500.max_lag(), 500 * kMicro + 50 * 100);
+  EXPECT_GT(at_500.max_lag(), 250 * kMicro + 25 * 100);  // the price: lateness, recorded as lag
+}
+
 TEST(ArrivalPacer, WakeUpsAreAQuantumApartFromTheTurnStartNotFromItsEnd) {
   // Arrivals every 10 µs; a turn that costs longer than a quantum must not add a quantum of
   // sleep after it (that would let lag grow turn by turn).
