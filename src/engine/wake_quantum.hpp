@@ -8,8 +8,8 @@
 // at 250 µs two workers pay for ~8,000 wake-ups a second whatever the rate. At 60,000/s on
 // 2 shared cores (2 workers and a one-thread target) a 500 µs quantum took the generator
 // from 14.2-15.4 to 12.7-13.1 µs of CPU per request and the target (bigger bursts reach it)
-// from 9.0-9.9 to 8.6-8.7 µs (docs/design/022). Below it the saving buys nothing and
-// the precision is worth keeping.
+// from 9.0-9.9 to 8.6-8.7 µs (docs/design/022). A worker with CPU to spare gains nothing
+// from the saving and keeps the precision.
 //
 // Idle is neither on a CPU nor waiting for one (ThreadIdleProbe), so a worker that waits on
 // a run queue behind the target counts as short of CPU: that is when wake-ups cost most.
