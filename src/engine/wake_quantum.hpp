@@ -16,12 +16,13 @@
 // Two thresholds, so that the CPU a longer quantum saves does not flip it back at once.
 // Pure logic over plain times and shares: the tests drive it without a thread.
 #include "common/clock.hpp"
+#include "engine/arrival_pacer.hpp"
 
 namespace stampede::engine {
 
 class WakeQuantum {
  public:
-  static constexpr Nanos kPrecise = 250 * kMicro;
+  static constexpr Nanos kPrecise = ArrivalPacer::kDefaultQuantum;  // 250 µs
   static constexpr Nanos kFrugal = 500 * kMicro;
   static constexpr Nanos kSampleEvery = 100 * kMilli;
   // Idle less than this share of a sample's time: frugal. More than kPreciseAbove: precise.
