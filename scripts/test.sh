@@ -33,7 +33,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
     CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DSTAMPEDE_FUZZ=ON -DSTAMPEDE_TESTS=OFF -DSTAMPEDE_WERROR=ON >/dev/null
   fi
-  cmake --build build-fuzz -j"$JOBS"
+  cmake --build build-fuzz -j"$JOBS" --target fuzzers
   ./scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"
 fi
 
