@@ -1,9 +1,11 @@
 """Shared by the benchmarks: the integration harness (target process, running stampede,
 reading its summary) plus process measurements."""
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from harness import BIN, Target, run, write_scenario, free_port, to_ms  # noqa: E402,F401
@@ -22,6 +24,29 @@ def cpu_seconds(pid):
         parts = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(parts[11]) + int(parts[12])) / ticks
+
+
+def children_cpu_seconds():
+    """CPU seconds of this process's children that have ended and been waited for (a
+    `stampede run` started by `run`, for one)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_mark(ours_seconds, target_pid):
+    """A point to measure cores from (`cores_since`): the time, our CPU seconds so far, the
+    target's, and the whole machine's."""
+    return (time.time(), ours_seconds, cpu_seconds(target_pid), machine_busy_seconds())
+
+
+def cores_since(mark, ours_seconds, target_pid):
+    """Cores used since `mark`: (ours, the target's, everything else on the machine's); the
+    cores are shared, so the last says how much the rest of the machine took."""
+    now = cpu_mark(ours_seconds, target_pid)
+    span = now[0] - mark[0]
+    ours = (now[1] - mark[1]) / span
+    target = (now[2] - mark[2]) / span
+    return ours, target, (now[3] - mark[3]) / span - ours - target
 
 
 def wrk(url, seconds=10, threads=2, connections=50):
