@@ -1,9 +1,9 @@
 """Distributed runs over MPI (OpenMPI's mpirun), on one machine: 3 ranks against the
-built-in target. The merged counts must equal what the target served, the merged
-percentiles must match its exact truth, the merged summary must be exactly the merge of
-the ranks' own histograms, a threshold that only fails on the merged figures must fail,
-and a rank killed mid-run must not lose what was measured."""
-import json
+built-in target. The merged counts must equal what the target served, the merged summary
+must be exactly the merge of the ranks' own histograms, a threshold that only fails on the
+merged figures must fail, and a rank killed mid-run must not lose what was measured.
+(That the merged percentiles match the target's exact ones is test_mpi_accuracy.py: a
+timing check, so the sanitizer build skips it like the accuracy suite.)"""
 import os
 import shutil
 import subprocess
@@ -11,45 +11,8 @@ import threading
 import time
 import unittest
 
-from harness import BIN, Target, main, write_scenario, temp_dir
-
-MPIRUN = shutil.which("mpirun")
-RANKS = 3
-
-
-def mpi_env():
-    """The environment for processes under MPI. OpenMPI never frees what its dlopen()ed
-    components and hwloc allocate, and LeakSanitizer cannot suppress frames in unknown
-    modules: in the sanitizer build its leak check would abort every rank at exit (and
-    mpirun would wait for them). Memory errors are still caught; only leak checking is off."""
-    env = dict(os.environ)
-    if "ASAN_OPTIONS" in env or "asan" in BIN:
-        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-    return env
-
-
-def mpirun(args, timeout=60):
-    """`mpirun -np 3 stampede ARGS`, with the options the guide gives for one machine."""
-    cmd = [MPIRUN, "-q", "-np", str(RANKS), "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return subprocess.Popen(cmd + [BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=mpi_env())
-
-
-def finish(p, timeout=60):
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        raise AssertionError(f"mpirun did not finish in {timeout}s\n{out}\n{err}")
-    return p.returncode, out, err
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+from harness import BIN, Target, main, temp_dir
+from mpi_harness import MPIRUN, NO_MPIRUN, RANKS, finish, load, mpi_env, mpirun, rate_scenario
 
 
 def varints(data, at):
@@ -104,11 +67,7 @@ def metric(dump, name):
     return None
 
 
-def tolerance(truth_ms):
-    return max(0.02 * truth_ms, 1.0)  # the accuracy suite's: max(2%, 1 ms)
-
-
-@unittest.skipIf(MPIRUN is None, "mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev; CI installs it)")
+@unittest.skipIf(MPIRUN is None, NO_MPIRUN)
 class DistributedRun(unittest.TestCase):
     def setUp(self):
         self.dir = temp_dir(prefix="stampede-mpi-")
@@ -117,13 +76,9 @@ class DistributedRun(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def scenario(self, url, rate, duration, extra=""):
-        return write_scenario(f"""
-local http = require "stampede.http"
-return {{ options = {{ rate = {rate}, duration = "{duration}", graceful_stop = "5s", max_vus = 300 {extra} }},
-         run = function() http.get("{url}/api/posts") end }}
-""", directory=self.dir)
+        return rate_scenario(url, rate, duration, self.dir, extra)
 
-    def test_merged_results_equal_the_targets_truth_and_the_ranks_own(self):
+    def test_merged_results_equal_the_targets_count_and_the_ranks_own(self):
         rate, seconds = 150, 3
         with Target(delay="uniform:5:15", seed=3) as target:
             path = self.scenario(target.url, rate, f"{seconds}s")
@@ -138,10 +93,6 @@ return {{ options = {{ rate = {rate}, duration = "{duration}", graceful_stop = "
         # Every request the target served was counted once, over all ranks.
         self.assertEqual(counts["http.request"]["count"], truth["count"], out)
         self.assertEqual(counts["iteration"]["count"], rate * seconds, out)
-        for p in ("p50", "p95", "p99"):
-            measured = counts["http.request"][p + "_ms"]
-            self.assertLessEqual(abs(measured - truth[p + "_ms"]), tolerance(truth[p + "_ms"]),
-                                 f"{p}: merged {measured:.3f} ms, truth {truth[p + '_ms']:.3f} ms")
 
         # The merged summary is exactly the merge of each rank's own histograms.
         dumps = [load(os.path.join(self.dir, f"rank-{r}.json")) for r in range(RANKS)]
