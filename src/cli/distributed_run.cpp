@@ -5,8 +5,6 @@
 
 #ifdef STAMPEDE_HAVE_MPI
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -18,20 +16,14 @@
 #include "cli/dashboard_session.hpp"
 #include "cli/live_exports.hpp"
 #include "cli/result_files.hpp"
-#include "cli/run_output.hpp"
 #include "cli/scenario_execution.hpp"
-#include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
 #include "distributed/coordinator.hpp"
 #include "distributed/launcher.hpp"
 #include "distributed/rank_dump.hpp"
 #include "distributed/rank_split.hpp"
 #include "distributed/rank_worker.hpp"
-#include "engine/generator_monitor.hpp"
 #include "engine/load_plan.hpp"
-#include "engine/scenario_run.hpp"
-#include "report/find_limit_table.hpp"
-#include "scenario/scenario_error.hpp"
 #endif
 
 namespace stampede::cli {
@@ -49,6 +41,28 @@ std::string read_file(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// The other ranks as rank 0's ScenarioExecution sees them: the Coordinator's messages.
+class CoordinatedRanks final : public OtherRanks {
+ public:
+  CoordinatedRanks(distributed::Coordinator& coord, metrics::Registry& registry) : coord_(coord), registry_(registry) {}
+
+  int ranks() const override { return coord_.ranks(); }
+  Nanos agree_start(bool loaded_here) override { return coord_.agree_start(loaded_here); }
+  void watch(boost::asio::io_context& io, metrics::Collector& merged, Nanos t0,
+             std::function<void(const std::string&)> lost) override {
+    coord_.watch(io, merged, registry_, t0, [lost = std::move(lost)](const distributed::LostRank& rank) {
+      lost(fmt::format("rank {} lost {:.1f} s into the run: {}; stopping every rank, keeping what was measured",
+                       rank.rank, static_cast<double>(rank.at) / kSecond, rank.why));
+    });
+  }
+  void stop(bool graceful) override { coord_.stop_ranks(graceful); }
+  void wait(boost::asio::io_context& io) override { coord_.wait_for_ranks(io); }
+
+ private:
+  distributed::Coordinator& coord_;
+  metrics::Registry& registry_;
+};
 
 // Rank 0's run of one scenario: like run_command.cpp's run_one, plus the plan sent to the
 // other ranks, a common start, and their seconds merged in (one collector slot per rank).
@@ -69,105 +83,18 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   const int threads = distributed::rank_threads(args.threads, shape, coord.ranks());
   const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
 
-  engine::RunPlan plan;
-  plan.shape = shape;
-  plan.threads = threads;
-  plan.first_segment = 0;
-  plan.total_segments = segments.total;
-  plan.env = scenario::RuntimeEnv{path, 0, s.setup_data, s.insecure};
-  plan.local_addresses = s.local_addresses;
-
-  report::ScenarioResult header;
-  header.scenario = s.name;
-  header.file = path;
-  header.options = {shape, s.thresholds};
-  header.host = local_host_name();
-  header.threads = segments.total;
-  header.ranks = coord.ranks();
-
-  // Rank 0's own workers and monitor merge locally into slot 0 of the run's collector;
-  // slot r is rank r, fed by the coordinator.
-  metrics::Collector merged(static_cast<std::size_t>(coord.ranks()));
-  metrics::Collector local(static_cast<std::size_t>(threads) + 1);
-  local.subscribe([&merged](const metrics::Snapshot& second) { merged.push(0, second); });
-  RunOutput output(std::move(header), args.quiet, registry, merged, live);
-  merged.subscribe([&output](const metrics::Snapshot& second) { output.on_second(second); });
-
-  boost::asio::io_context main_io;
-  engine::ScenarioRun run(plan, registry, [&local](int worker, metrics::Snapshot snap, bool last) {
-    local.push(static_cast<std::size_t>(worker), std::move(snap));
-    if (last) local.finish(static_cast<std::size_t>(worker));
-  });
-  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
-  try {
-    run.load();
-  } catch (...) {
-    try {
-      coord.agree_start(false);  // the other ranks learn that nothing runs
-    } catch (const std::runtime_error&) {
-    }
-    throw;
-  }
-  const Nanos t0 = coord.agree_start(true);
-  const auto monitor_index = static_cast<std::size_t>(threads);
-  engine::GeneratorMonitor monitor(main_io, registry, run.thread_cpu_clocks(),
-                                   [&local, monitor_index](metrics::Snapshot snap, bool last) {
-                                     local.push(monitor_index, std::move(snap));
-                                     if (last) local.finish(monitor_index);
-                                   });
-
-  // Ctrl-C reaches rank 0 (mpirun itself ends the job on Ctrl-C: the guide says so); it
-  // stops every rank the way a single process stops.
-  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
-  int interrupts = 0;
-  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    ++interrupts;
-    output.interrupted(interrupts);
-    const bool graceful = interrupts == 1 && shape.graceful_stop > 0;
-    run.stop(graceful);
-    coord.stop_ranks(graceful);
-    signals.async_wait(on_signal);
-  };
-  signals.async_wait(on_signal);
-  coord.watch(main_io, merged, registry, t0, [&](const distributed::LostRank& lost) {
-    output.warn(fmt::format("rank {} lost {:.1f} s into the run: {}; stopping every rank, keeping what was measured",
-                            lost.rank, static_cast<double>(lost.at) / kSecond, lost.why));
-    run.stop(false);
-    coord.stop_ranks(false);
-  });
-
-  output.started(t0);
-  if (live != nullptr && live->dashboard() != nullptr)
-    live->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output.result());
-  run.start(t0);
-  monitor.start(t0);
-  main_io.run();
-  monitor.finish();
-  run.join();
-  local.flush();
-  merged.finish(0);
-  coord.wait_for_ranks(main_io);
-  const Nanos ended = SteadyClock::monotonic_now();
-  merged.flush();
-
-  if (const std::string failed = run_teardown(s, registry); !failed.empty()) output.warn(failed);
-  std::lock_guard summary(summary_lock());
-  int status = output.finish(ended - t0, s.thresholds);
-  result = output.result();
+  CoordinatedRanks others(coord, registry);
+  const RankShare share{threads, 0, segments.total, &others};
+  ScenarioExecution execution(s, args, shape, registry, live, args.quiet, &share);
+  int status = execution.summarise(execution.run(), result);
   for (const auto& lost : coord.lost()) result.lost_ranks.push_back({lost.rank, lost.at, lost.why});
-  // The generator's health is judged on rank 0's own figures, one process like every rank:
-  // its gauges (busiest thread's CPU, open files) are per process, and summed over ranks
-  // they would be compared with one process's limits.
-  result.generator = generator_figures(local, registry, 0, -1, std::max(1e-9, static_cast<double>(ended - t0) / kSecond),
-                                       peak_load(shape, merged.summary(), registry));
-  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
-  std::fflush(stdout);
   for (const std::string& e : coord.rank_errors()) std::fprintf(stderr, "error: %s\n", e.c_str());
   if (!coord.rank_errors().empty()) status = std::max(status, 2);
   if (!args.cluster.rank_dump.empty()) {
-    distributed::write_dump(args.cluster.rank_dump, "rank-0", distributed::summary_dump_json(local.summary(), registry, 0));
-    distributed::write_dump(args.cluster.rank_dump, "merged", distributed::summary_dump_json(merged.summary(), registry, 0));
+    distributed::write_dump(args.cluster.rank_dump, "rank-0",
+                            distributed::summary_dump_json(execution.own_collector().summary(), registry, 0));
+    distributed::write_dump(args.cluster.rank_dump, "merged",
+                            distributed::summary_dump_json(execution.collector().summary(), registry, 0));
   }
   return status;
 }

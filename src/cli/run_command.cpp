@@ -8,15 +8,11 @@
 #include "cli/live_exports.hpp"
 #include "cli/result_files.hpp"
 #include "cli/run_args.hpp"
-#include "cli/run_output.hpp"
 #include "cli/find_limit_command.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/scenario_execution.hpp"
-#include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
 #include "engine/load_plan.hpp"
-#include "report/find_limit_table.hpp"
-#include "metrics/collector.hpp"
 #include "scenario/scenario_error.hpp"
 
 namespace stampede::cli {
@@ -32,19 +28,7 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   run_setup(scenario, registry);
 
   ScenarioExecution execution(scenario, args, shape, registry, live, args.quiet);
-  const Nanos lasted = execution.run();
-  RunOutput& output = execution.output();
-  if (std::string failed = run_teardown(scenario, registry); !failed.empty()) output.warn(failed);
-
-  std::lock_guard summary(summary_lock());
-  const int status = output.finish(lasted, scenario.thresholds);
-  result = output.result();
-  const metrics::Collector& collector = execution.collector();
-  result.generator = generator_figures(collector, registry, 0, -1, std::max(1e-9, static_cast<double>(lasted) / kSecond),
-                                       peak_load(shape, collector.summary(), registry));
-  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
-  std::fflush(stdout);
-  return status;
+  return execution.summarise(execution.run(), result);
 }
 
 }  // namespace

@@ -8,14 +8,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
+#include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
 #include "clients/client_context.hpp"
 #include "common/address_list.hpp"
 #include "engine/generator_monitor.hpp"
-#include "engine/scenario_run.hpp"
 #include "metrics/generator_health.hpp"
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
@@ -100,23 +101,46 @@ int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
   return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
 }
 
+namespace {
+
+engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape,
+                         const RankShare* share) {
+  engine::RunPlan plan;
+  plan.shape = shape;
+  plan.threads = share != nullptr ? share->threads : worker_threads_for(args, shape);
+  if (share != nullptr) {
+    plan.first_segment = share->first_segment;
+    plan.total_segments = share->total_segments;
+  }
+  plan.env = scenario::RuntimeEnv{scenario.path, 0, scenario.setup_data, scenario.insecure};
+  plan.local_addresses = scenario.local_addresses;
+  return plan;
+}
+
+}  // namespace
+
 ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const RunArgs& args, LoadShape shape,
-                                     metrics::Registry& registry, LiveExports* live, bool quiet)
+                                     metrics::Registry& registry, LiveExports* live, bool quiet, const RankShare* share)
     : scenario_(scenario),
       shape_(std::move(shape)),
       registry_(registry),
       live_(live),
-      threads_(worker_threads_for(args, shape_)),
-      collector_(static_cast<std::size_t>(threads_) + 1) {  // + the generator monitor
+      others_(share != nullptr ? share->others : nullptr),
+      measured_(plan_for(scenario, args, shape_, share), registry) {
   report::ScenarioResult header;
   header.scenario = scenario.name;
   header.file = scenario.path;
   header.options = {shape_, scenario.thresholds};
   header.host = local_host_name();
-  header.threads = threads_;
-  header.ranks = 1;
-  output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, collector_, live_);
-  collector_.subscribe([this](const metrics::Snapshot& second) {
+  header.threads = share != nullptr ? share->total_segments : measured_.threads();
+  header.ranks = others_ != nullptr ? others_->ranks() : 1;
+  if (others_ != nullptr) {
+    // This process's seconds are rank 0's slot of the run's; the other ranks fill the rest.
+    merged_ = std::make_unique<metrics::Collector>(static_cast<std::size_t>(others_->ranks()));
+    measured_.collector().subscribe([this](const metrics::Snapshot& second) { merged_->push(0, second); });
+  }
+  output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, collector(), live_);
+  collector().subscribe([this](const metrics::Snapshot& second) {
     output_->on_second(second);
     for (const auto& observer : observers_) observer(second);
   });
@@ -130,60 +154,81 @@ void ScenarioExecution::observe(std::function<void(const metrics::Snapshot&)> ob
 
 void ScenarioExecution::stop() {
   std::lock_guard lock(stop_mutex_);
-  if (stop_) stop_();
+  if (!running_) return;
+  measured_.stop(false);
+  // MPI calls belong to the main thread (MPI_THREAD_FUNNELED): the other ranks hear it from there.
+  if (others_ != nullptr) boost::asio::post(measured_.io(), [this] { others_->stop(false); });
 }
 
 Nanos ScenarioExecution::run() {
-  engine::RunPlan plan;
-  plan.shape = shape_;
-  plan.threads = threads_;
-  plan.env = scenario::RuntimeEnv{scenario_.path, 0, scenario_.setup_data, scenario_.insecure};
-  plan.local_addresses = scenario_.local_addresses;
-
-  boost::asio::io_context main_io;
-  engine::ScenarioRun run(plan, registry_, [this](int worker, metrics::Snapshot snap, bool last) {
-    collector_.push(static_cast<std::size_t>(worker), std::move(snap));
-    if (last) collector_.finish(static_cast<std::size_t>(worker));
-  });
-  run.on_finished = [&main_io] { boost::asio::post(main_io, [&main_io] { main_io.stop(); }); };
-  run.load();
-  const auto monitor_index = static_cast<std::size_t>(threads_);
-  engine::GeneratorMonitor monitor(main_io, registry_, run.thread_cpu_clocks(),
-                                   [this, monitor_index](metrics::Snapshot snap, bool last) {
-                                     collector_.push(monitor_index, std::move(snap));
-                                     if (last) collector_.finish(monitor_index);
-                                   });
+  boost::asio::io_context& io = measured_.io();
+  try {
+    measured_.load();
+  } catch (...) {
+    if (others_ != nullptr) {
+      try {
+        others_->agree_start(false);  // the other ranks learn that nothing runs
+      } catch (const std::runtime_error&) {
+      }
+    }
+    throw;
+  }
+  const Nanos t0 = others_ != nullptr ? others_->agree_start(true) : SteadyClock::monotonic_now() + 20 * kMilli;
   {
     std::lock_guard lock(stop_mutex_);
-    stop_ = [&run] { run.stop(false); };
+    running_ = true;
   }
 
-  boost::asio::signal_set signals(main_io, SIGINT, SIGTERM);
+  // Ctrl-C: the first stops starting iterations (graceful_stop honoured), the second stops
+  // at once. Under mpirun it reaches rank 0, which stops every rank the same way.
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
     if (ec) return;
     ++interrupts_;
     output_->interrupted(interrupts_);
-    run.stop(interrupts_ == 1 && shape_.graceful_stop > 0);
+    const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
+    measured_.stop(graceful);
+    if (others_ != nullptr) others_->stop(graceful);
     signals.async_wait(on_signal);
   };
   signals.async_wait(on_signal);
+  if (others_ != nullptr) {
+    others_->watch(io, *merged_, t0, [this](const std::string& warning) {
+      output_->warn(warning);
+      measured_.stop(false);
+      others_->stop(false);
+    });
+  }
 
-  const Nanos t0 = SteadyClock::monotonic_now() + 20 * kMilli;
   output_->started(t0);
   if (live_ != nullptr && live_->dashboard() != nullptr)
     live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
-  run.start(t0);
-  monitor.start(t0);
-  main_io.run();
-  monitor.finish();
+  measured_.start(t0);
+  measured_.run_to_end();
   {
     std::lock_guard lock(stop_mutex_);
-    stop_ = nullptr;
+    running_ = false;
   }
-  run.join();
+  if (others_ != nullptr) {
+    merged_->finish(0);
+    others_->wait(io);
+  }
   const Nanos ended = SteadyClock::monotonic_now();
-  collector_.flush();
+  if (merged_) merged_->flush();
   return ended - t0;
+}
+
+int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
+  if (std::string failed = run_teardown(scenario_, registry_); !failed.empty()) output_->warn(failed);
+  std::lock_guard summary(summary_lock());
+  const int status = output_->finish(lasted, scenario_.thresholds);
+  result = output_->result();
+  result.generator = generator_figures(own_collector(), registry_, 0, -1,
+                                       std::max(1e-9, static_cast<double>(lasted) / kSecond),
+                                       peak_load(shape_, collector().summary(), registry_));
+  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
+  std::fflush(stdout);
+  return status;
 }
 
 report::GeneratorFigures generator_figures(const metrics::Collector& collector, const metrics::Registry& registry,

@@ -1,7 +1,6 @@
 #include "distributed/rank_worker.hpp"
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
@@ -20,9 +19,7 @@
 #include "distributed/rank_split.hpp"
 #include "distributed/snapshot_wire.hpp"
 #include "distributed/start_line.hpp"
-#include "engine/generator_monitor.hpp"
-#include "engine/scenario_run.hpp"
-#include "metrics/collector.hpp"
+#include "engine/measured_run.hpp"
 
 namespace stampede::distributed {
 
@@ -78,25 +75,17 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   run_plan.first_segment = seg.first;
   run_plan.total_segments = seg.total;
 
-  // One slot per worker thread, and one for the generator monitor (CPU, loop delay, fds).
-  metrics::Collector local(static_cast<std::size_t>(run_plan.threads) + 1);
   Outbox outbox;
-  local.subscribe([&outbox, &registry](const metrics::Snapshot& second) {
-    outbox.put(encode_snapshot(second, registry));
-  });
-
   std::string error;
-  std::unique_ptr<engine::ScenarioRun> run;
-  boost::asio::io_context io;
+  std::unique_ptr<engine::MeasuredRun> run;
   bool loaded = false;
   try {
     run_plan.env = scenario::RuntimeEnv{scenario_path(plan, world.rank()), 0, plan.setup_data, plan.insecure};
     run_plan.local_addresses = parse_address_list(plan.local_addresses);
-    run = std::make_unique<engine::ScenarioRun>(run_plan, registry, [&local](int worker, metrics::Snapshot snap, bool last) {
-      local.push(static_cast<std::size_t>(worker), std::move(snap));
-      if (last) local.finish(static_cast<std::size_t>(worker));
+    run = std::make_unique<engine::MeasuredRun>(run_plan, registry);
+    run->collector().subscribe([&outbox, &registry](const metrics::Snapshot& second) {
+      outbox.put(encode_snapshot(second, registry));
     });
-    run->on_finished = [&io] { boost::asio::post(io, [&io] { io.stop(); }); };
     run->load();
     loaded = true;
   } catch (const std::exception& e) {
@@ -120,12 +109,7 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
       if (sequence == plan.sequence) run->stop(graceful != 0);  // an old stop is for an earlier scenario
     }
   };
-  const auto monitor_index = static_cast<std::size_t>(run_plan.threads);
-  engine::GeneratorMonitor monitor(io, registry, run->thread_cpu_clocks(),
-                                   [&local, monitor_index](metrics::Snapshot snap, bool last) {
-                                     local.push(monitor_index, std::move(snap));
-                                     if (last) local.finish(monitor_index);
-                                   });
+  boost::asio::io_context& io = run->io();
   boost::asio::steady_timer timer(io);
   std::function<void()> arm = [&] {
     timer.expires_after(std::chrono::nanoseconds(kPollEvery));
@@ -137,17 +121,13 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   };
   arm();
   run->start(*t0);
-  monitor.start(*t0);
-  io.run();
-  monitor.finish();
-  run->join();
-  local.flush();
+  run->run_to_end();
   for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
   world.send(0, MessageType::Done, "");
   world.wait_sends();
   if (!options.dump_dir.empty())
     write_dump(options.dump_dir, fmt::format("rank-{}", world.rank()),
-               summary_dump_json(local.summary(), registry, world.rank()));
+               summary_dump_json(run->collector().summary(), registry, world.rank()));
   return {};
 }
 
