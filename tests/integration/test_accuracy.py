@@ -5,8 +5,16 @@ request the target served must be counted once. CI tolerance: max(2%, 1 ms).
 `http.request` is held to that tolerance alone. `iteration` is timed from the instant the
 arrival was due (coordinated-omission free), so it also carries however late the generator
 started it; on a shared CI machine that lag alone can pass 1 ms at p99. The run measures it
-as `iteration.lag`, so the iteration check allows exactly that much more, no blanket slack."""
+as `iteration.lag`, so the iteration check allows exactly that much more, no blanket slack.
+
+A distribution whose percentiles miss is measured once more, and only a second miss fails:
+this host's vCPUs stop for milliseconds now and then (bench/RESULTS.md, session 10), and
+once one 10 s run read http.request p99 1.2 ms over a truth the target itself had missed by
+2.2 ms (fixed:10, p99 12.16 ms), and the three runs after it passed. An error in how
+Stampede times requests misses every time. Counts are never retried: a stall does not
+drop or add a request."""
 import os
+import sys
 import unittest
 
 from harness import Target, run, write_scenario, main
@@ -32,23 +40,32 @@ return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "
             self.assertEqual(r.code, 0, r)
             return r, target.truth()
 
+    def misses(self, delay):
+        """One run against DELAY: asserts the counts, returns what missed its percentile tolerance."""
+        r, truth = self.measure(delay)
+        req = r.metric("http.request")
+        it = r.metric("iteration")
+        lag = r.metric("iteration.lag")
+        self.assertEqual(req["count"], truth["count"], f"{delay}: counted {req['count']}, served {truth['count']}\n{r}")
+        self.assertEqual(it["count"], RATE * SECONDS, r)
+        self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
+        missed = []
+        for p in ("p50", "p95", "p99"):
+            exact = truth[p + "_ms"]
+            for name, row, late in (("http.request", req, 0.0), ("iteration", it, lag[p])):
+                if abs(row[p] - exact) > tolerance(exact) + late:
+                    missed.append(f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms, "
+                                  f"iteration.lag {p} {lag[p]:.3f} ms")
+        return missed
+
     def test_percentiles_and_counts_match_the_truth(self):
         for delay in DISTRIBUTIONS:
             with self.subTest(delay=delay):
-                r, truth = self.measure(delay)
-                req = r.metric("http.request")
-                it = r.metric("iteration")
-                lag = r.metric("iteration.lag")
-                self.assertEqual(req["count"], truth["count"], f"{delay}: counted {req['count']}, served {truth['count']}\n{r}")
-                self.assertEqual(it["count"], RATE * SECONDS, r)
-                self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
-                for p in ("p50", "p95", "p99"):
-                    exact = truth[p + "_ms"]
-                    for name, row, late in (("http.request", req, 0.0), ("iteration", it, lag[p])):
-                        self.assertLessEqual(abs(row[p] - exact), tolerance(exact) + late,
-                                             f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms, "
-                                             f"iteration.lag {p} {lag[p]:.3f} ms")
-
+                missed = self.misses(delay)
+                if missed:
+                    print(f"{delay}: missed once, measuring again:\n  " + "\n  ".join(missed), file=sys.stderr)
+                    missed = self.misses(delay)
+                self.assertEqual(missed, [], "missed twice in a row")
 
 if __name__ == "__main__":
     main()

@@ -9,6 +9,7 @@ cores, and a CI host's stalls moved p95 by 2.9 ms once while an idle machine sta
 runs in both builds."""
 import os
 import shutil
+import sys
 import unittest
 
 from harness import Target, main, temp_dir
@@ -27,7 +28,8 @@ class DistributedAccuracy(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def test_merged_percentiles_match_the_targets_truth(self):
+    def misses(self):
+        """One run: asserts the counts, returns the percentiles that missed their tolerance."""
         rate, seconds = 150, 3
         with Target(delay="uniform:5:15", seed=3) as target:
             path = rate_scenario(target.url, rate, f"{seconds}s", self.dir)
@@ -37,11 +39,20 @@ class DistributedAccuracy(unittest.TestCase):
         self.assertEqual(code, 0, f"{out}\n{err}")
         request = load(out_json)["results"][0]["metrics"]["http.request"]
         self.assertEqual(request["count"], truth["count"], out)
+        missed = []
         for p in ("p50", "p95", "p99"):
             measured, exact = request[p + "_ms"], truth[p + "_ms"]
-            self.assertLessEqual(abs(measured - exact), tolerance(exact),
-                                 f"{p}: merged {measured:.3f} ms, truth {exact:.3f} ms")
+            if abs(measured - exact) > tolerance(exact):
+                missed.append(f"{p}: merged {measured:.3f} ms, truth {exact:.3f} ms")
+        return missed
 
+    def test_merged_percentiles_match_the_targets_truth(self):
+        # Measured again once after a miss, as the accuracy suite does (its docstring says why).
+        missed = self.misses()
+        if missed:
+            print("missed once, measuring again:\n  " + "\n  ".join(missed), file=sys.stderr)
+            missed = self.misses()
+        self.assertEqual(missed, [], "missed twice in a row")
 
 if __name__ == "__main__":
     main()
