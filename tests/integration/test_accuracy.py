@@ -12,7 +12,7 @@ this host's vCPUs stop for milliseconds now and then (bench/RESULTS.md, session 
 once one 10 s run read http.request p99 1.2 ms over a truth the target itself had missed by
 2.2 ms (fixed:10, p99 12.16 ms), and the three runs after it passed. An error in how
 Stampede times requests misses every time. Counts are never retried: a stall does not
-drop or add a request."""
+drop or add a request (docs/design/024-timing-checks-on-a-noisy-host.md)."""
 import os
 import sys
 import unittest

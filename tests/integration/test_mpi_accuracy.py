@@ -47,7 +47,7 @@ class DistributedAccuracy(unittest.TestCase):
         return missed
 
     def test_merged_percentiles_match_the_targets_truth(self):
-        # Measured again once after a miss, as the accuracy suite does (its docstring says why).
+        # Measured again once after a miss, as the accuracy suite is (docs/design/024).
         missed = self.misses()
         if missed:
             print("missed once, measuring again:\n  " + "\n  ".join(missed), file=sys.stderr)
