@@ -7,17 +7,22 @@ arrival was due (coordinated-omission free), so it also carries however late the
 started it; on a shared CI machine that lag alone can pass 1 ms at p99. The run measures it
 as `iteration.lag`, so the iteration check allows exactly that much more, no blanket slack.
 
-A distribution whose percentiles miss is measured once more, and only a second miss fails:
-this host's vCPUs stop for milliseconds now and then (bench/RESULTS.md, session 10), and
-once one 10 s run read http.request p99 1.2 ms over a truth the target itself had missed by
-2.2 ms (fixed:10, p99 12.16 ms), and the three runs after it passed. An error in how
-Stampede times requests misses every time. Counts are never retried: a stall does not
-drop or add a request (docs/design/024-timing-checks-on-a-noisy-host.md)."""
+The machine's own noise is allowed too, measured beside the run by another process: how
+late its 1 ms sleeps woke at the same percentile (host_stalls.py). This host's vCPUs stop
+for milliseconds now and then (bench/RESULTS.md, session 10), and a stall that delays
+reading a reply moves a tail percentile past 1 ms: a CI run read http.request p99 2.7 ms
+over the truth for fixed:10 while the target itself was 3.0 ms late at p99. An idle host's
+sleeps are late by ~0.1 ms at p50 and up to ~1 ms at p99, so the check stays within a
+millisecond or two of the issue's tolerance; an error in how Stampede times requests is not
+in that allowance. A distribution that still misses is measured once more, and only a
+second miss fails. Counts are never excused: a stall does not drop or add a request
+(docs/design/024-timing-checks-on-a-noisy-host.md)."""
 import os
 import sys
 import unittest
 
 from harness import Target, run, write_scenario, main
+from host_stalls import HostStalls
 
 SECONDS = int(os.environ.get("ACCURACY_SECONDS", "10"))
 RATE = 1000
@@ -36,13 +41,14 @@ local http = require "stampede.http"
 return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "5s", max_vus = 2000 }},
          run = function() http.get("{target.url}/api/posts") end }}
 """)
-            r = run(["run", path, "--quiet"], timeout=SECONDS + 60)
+            with HostStalls(SECONDS) as stalls:
+                r = run(["run", path, "--quiet"], timeout=SECONDS + 60)
             self.assertEqual(r.code, 0, r)
-            return r, target.truth()
+            return r, target.truth(), stalls
 
     def misses(self, delay):
         """One run against DELAY: asserts the counts, returns what missed its percentile tolerance."""
-        r, truth = self.measure(delay)
+        r, truth, stalls = self.measure(delay)
         req = r.metric("http.request")
         it = r.metric("iteration")
         lag = r.metric("iteration.lag")
@@ -52,10 +58,11 @@ return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "
         missed = []
         for p in ("p50", "p95", "p99"):
             exact = truth[p + "_ms"]
+            host = stalls.percentile(int(p[1:]))
             for name, row, late in (("http.request", req, 0.0), ("iteration", it, lag[p])):
-                if abs(row[p] - exact) > tolerance(exact) + late:
+                if abs(row[p] - exact) > tolerance(exact) + host + late:
                     missed.append(f"{delay} {name} {p}: measured {row[p]:.3f} ms, truth {exact:.3f} ms, "
-                                  f"iteration.lag {p} {lag[p]:.3f} ms")
+                                  f"host late {host:.3f} ms, iteration.lag {p} {lag[p]:.3f} ms")
         return missed
 
     def test_percentiles_and_counts_match_the_truth(self):

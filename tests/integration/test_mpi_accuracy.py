@@ -1,6 +1,6 @@
 """A distributed run's merged percentiles match the target's exact ones: 3 ranks under
 mpirun at 150 arrivals/s against the built-in target, within the accuracy suite's CI
-tolerance, max(2%, 1 ms).
+tolerance, max(2%, 1 ms), plus the host's own lateness measured beside the run.
 
 A timing check (the file name gives it ctest's `timing` label): the sanitizer build skips
 it, as it skips the accuracy suite. There, three sanitized ranks and the target share two
@@ -13,6 +13,7 @@ import sys
 import unittest
 
 from harness import Target, main, temp_dir
+from host_stalls import HostStalls
 from mpi_harness import MPIRUN, NO_MPIRUN, finish, load, mpirun, rate_scenario
 
 
@@ -34,7 +35,8 @@ class DistributedAccuracy(unittest.TestCase):
         with Target(delay="uniform:5:15", seed=3) as target:
             path = rate_scenario(target.url, rate, f"{seconds}s", self.dir)
             out_json = os.path.join(self.dir, "r.json")
-            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--out", out_json]))
+            with HostStalls(seconds) as stalls:
+                code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--out", out_json]))
             truth = target.truth()
         self.assertEqual(code, 0, f"{out}\n{err}")
         request = load(out_json)["results"][0]["metrics"]["http.request"]
@@ -42,12 +44,14 @@ class DistributedAccuracy(unittest.TestCase):
         missed = []
         for p in ("p50", "p95", "p99"):
             measured, exact = request[p + "_ms"], truth[p + "_ms"]
-            if abs(measured - exact) > tolerance(exact):
-                missed.append(f"{p}: merged {measured:.3f} ms, truth {exact:.3f} ms")
+            host = stalls.percentile(int(p[1:]))
+            if abs(measured - exact) > tolerance(exact) + host:
+                missed.append(f"{p}: merged {measured:.3f} ms, truth {exact:.3f} ms, host late {host:.3f} ms")
         return missed
 
     def test_merged_percentiles_match_the_targets_truth(self):
-        # Measured again once after a miss, as the accuracy suite is (docs/design/024).
+        # The host's own lateness allowed, and measured again once after a miss, as in the
+        # accuracy suite (docs/design/024).
         missed = self.misses()
         if missed:
             print("missed once, measuring again:\n  " + "\n  ".join(missed), file=sys.stderr)
