@@ -6,7 +6,6 @@
 // ranks of a distributed run; each adds its own around it (output, signals, ranks).
 #include <boost/asio/io_context.hpp>
 
-#include <memory>
 #include <optional>
 
 #include "engine/generator_monitor.hpp"

@@ -18,19 +18,15 @@ in that allowance. A distribution that still misses is measured once more, and o
 second miss fails. Counts are never excused: a stall does not drop or add a request
 (docs/design/024-timing-checks-on-a-noisy-host.md)."""
 import os
-import sys
 import unittest
 
 from harness import Target, run, write_scenario, main
 from host_stalls import HostStalls
+from timing_checks import misses_twice, tolerance
 
 SECONDS = int(os.environ.get("ACCURACY_SECONDS", "10"))
 RATE = 1000
 DISTRIBUTIONS = ["fixed:10", "uniform:5:15", "lognormal:20:0.6", "bimodal:5:300:0.015"]
-
-
-def tolerance(truth_ms, relative=0.02, absolute_ms=1.0):
-    return max(relative * truth_ms, absolute_ms)
 
 
 class Accuracy(unittest.TestCase):
@@ -68,11 +64,9 @@ return {{ options = {{ rate = {RATE}, duration = "{SECONDS}s", graceful_stop = "
     def test_percentiles_and_counts_match_the_truth(self):
         for delay in DISTRIBUTIONS:
             with self.subTest(delay=delay):
-                missed = self.misses(delay)
-                if missed:
-                    print(f"{delay}: missed once, measuring again:\n  " + "\n  ".join(missed), file=sys.stderr)
-                    missed = self.misses(delay)
+                missed = misses_twice(lambda: self.misses(delay), delay)
                 self.assertEqual(missed, [], "missed twice in a row")
+
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -41,10 +40,6 @@ class MeasuredRunTest : public ::testing::Test {
     return p;
   }
 
-  static const metrics::NamedMetric* find(const metrics::MetricTable& table, std::string_view name) {
-    return metrics::find_metric(table, name);
-  }
-
   std::filesystem::path dir_;
   metrics::Registry registry_;
 };
@@ -64,17 +59,17 @@ TEST_F(MeasuredRunTest, EveryWorkersSecondsAndTheMonitorsReachTheOneCollector) {
 
   EXPECT_GE(seconds.load(), 1);  // the partial last second is delivered too
   const auto table = metrics::make_metric_table(run.collector().summary(), registry_);
-  const auto* iterations = find(table, metrics::names::kIterations);
+  const auto* iterations = metrics::find_metric(table, metrics::names::kIterations);
   ASSERT_NE(iterations, nullptr);
   // 2 VUs sleeping 5 ms each for 0.4 s: at most ~160 iterations.
   EXPECT_GT(iterations->data.count, 0u);
   EXPECT_LE(iterations->data.count, 170u);
   // One VU on each worker: the live-VU gauges of both workers' seconds added up.
-  const auto* vus = find(table, metrics::names::kVus);
+  const auto* vus = metrics::find_metric(table, metrics::names::kVus);
   ASSERT_NE(vus, nullptr);
   EXPECT_EQ(vus->data.gauge_max, 2.0);
   // The monitor's slot: the open files it counts at every second, the partial last one too.
-  const auto* fds = find(table, metrics::names::kGeneratorFds);
+  const auto* fds = metrics::find_metric(table, metrics::names::kGeneratorFds);
   ASSERT_NE(fds, nullptr);
   EXPECT_TRUE(fds->data.present);
   EXPECT_GT(fds->data.gauge_max, 2.0);
@@ -90,7 +85,7 @@ TEST_F(MeasuredRunTest, StopEndsTheLoadBeforeItsDuration) {
   run.run_to_end();
   EXPECT_LT(SteadyClock::monotonic_now() - t0, 10 * kSecond);
   const auto table = metrics::make_metric_table(run.collector().summary(), registry_);
-  EXPECT_GT(find(table, metrics::names::kIterations)->data.count, 0u);
+  EXPECT_GT(metrics::find_metric(table, metrics::names::kIterations)->data.count, 0u);
 }
 
 TEST_F(MeasuredRunTest, AScenarioThatDoesNotLoadSaysSoAndNothingRuns) {
