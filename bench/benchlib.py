@@ -36,7 +36,7 @@ def children_cpu_seconds():
 def cpu_mark(ours_seconds, target_pid):
     """A point to measure cores from (`cores_since`): the time, our CPU seconds so far, the
     target's, and the whole machine's."""
-    return (time.time(), ours_seconds, cpu_seconds(target_pid), machine_busy_seconds())
+    return (time.time(), ours_seconds, cpu_seconds(target_pid), machine_busy_seconds(), machine_steal_seconds())
 
 
 def cores_since(mark, ours_seconds, target_pid):
@@ -47,6 +47,13 @@ def cores_since(mark, ours_seconds, target_pid):
     ours = (now[1] - mark[1]) / span
     target = (now[2] - mark[2]) / span
     return ours, target, (now[3] - mark[3]) / span - ours - target
+
+
+def stolen_since(mark):
+    """Cores the hypervisor took from this VM since `mark` (`cpu_mark`): time its vCPUs had
+    work but were not running. Part of `cores_since`'s "everything else"; shown on its own
+    because it stalls every process at once, and a level that fails on it measured the host."""
+    return (machine_steal_seconds() - mark[4]) / (time.time() - mark[0])
 
 
 def wrk(url, seconds=10, threads=2, connections=50):
@@ -133,3 +140,9 @@ def machine_busy_seconds():
         parts = f.readline().split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in parts[:8])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_steal_seconds():
+    """CPU seconds the hypervisor has taken from this VM's vCPUs (steal, /proc/stat)."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
