@@ -34,8 +34,8 @@ def children_cpu_seconds():
 
 
 def cpu_mark(ours_seconds, target_pid):
-    """A point to measure cores from (`cores_since`): the time, our CPU seconds so far, the
-    target's, and the whole machine's."""
+    """A point to measure cores from (`cores_since`, `stolen_since`): the time, our CPU
+    seconds so far, the target's, the whole machine's, and the hypervisor's steal."""
     return (time.time(), ours_seconds, cpu_seconds(target_pid), machine_busy_seconds(), machine_steal_seconds())
 
 
@@ -133,16 +133,21 @@ def count_of(result, name):
     return row["count"] if row else 0
 
 
+def _machine_cpu_seconds():
+    """The machine's CPU time so far by kind (every core), from the first line of /proc/stat."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()[1:]
+    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    return {name: int(x) / os.sysconf("SC_CLK_TCK") for name, x in zip(names, parts)}
+
+
 def machine_busy_seconds():
     """CPU seconds all processes on the machine have used (every core), from /proc/stat:
     with our own processes' CPU subtracted, how much the other users of the cores took."""
-    with open("/proc/stat") as f:
-        parts = f.readline().split()[1:]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in parts[:8])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    t = _machine_cpu_seconds()
+    return t["user"] + t["nice"] + t["system"] + t["irq"] + t["softirq"] + t["steal"]
 
 
 def machine_steal_seconds():
     """CPU seconds the hypervisor has taken from this VM's vCPUs (steal, /proc/stat)."""
-    with open("/proc/stat") as f:
-        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    return _machine_cpu_seconds()["steal"]
