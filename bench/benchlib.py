@@ -36,7 +36,8 @@ def children_cpu_seconds():
 def cpu_mark(ours_seconds, target_pid):
     """A point to measure cores from (`cores_since`, `stolen_since`): the time, our CPU
     seconds so far, the target's, the whole machine's, and the hypervisor's steal."""
-    return (time.time(), ours_seconds, cpu_seconds(target_pid), machine_busy_seconds(), machine_steal_seconds())
+    machine = _machine_cpu_seconds()  # one read: busy and steal from the same instant
+    return (time.time(), ours_seconds, cpu_seconds(target_pid), _busy(machine), machine["steal"])
 
 
 def cores_since(mark, ours_seconds, target_pid):
@@ -141,11 +142,14 @@ def _machine_cpu_seconds():
     return {name: int(x) / os.sysconf("SC_CLK_TCK") for name, x in zip(names, parts)}
 
 
+def _busy(t):
+    return t["user"] + t["nice"] + t["system"] + t["irq"] + t["softirq"] + t["steal"]
+
+
 def machine_busy_seconds():
     """CPU seconds all processes on the machine have used (every core), from /proc/stat:
     with our own processes' CPU subtracted, how much the other users of the cores took."""
-    t = _machine_cpu_seconds()
-    return t["user"] + t["nice"] + t["system"] + t["irq"] + t["softirq"] + t["steal"]
+    return _busy(_machine_cpu_seconds())
 
 
 def machine_steal_seconds():
