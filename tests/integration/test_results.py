@@ -285,7 +285,10 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
         quantiles = {s["labels"]["quantile"]: s["value"] for s in samples(timing, "stampede_http_request_seconds")}
         self.assertEqual(set(quantiles), {"0.5", "0.9", "0.95", "0.99"})
         self.assertTrue(all(s["labels"]["scenario"] == NASTY_NAME for s in timing["samples"]))
-        self.assertAlmostEqual(quantiles["0.95"], 0.005, delta=0.004)
+        # In seconds: the target holds each request 5 ms, so p95 reads 0.005 and some (a busy
+        # sanitizer build adds milliseconds), never 5 (ms) or 5000 (µs).
+        self.assertGreaterEqual(quantiles["0.95"], 0.004, quantiles)
+        self.assertLess(quantiles["0.95"], 0.05, quantiles)
         self.assertTrue(quantiles["0.5"] <= quantiles["0.9"] <= quantiles["0.95"] <= quantiles["0.99"], quantiles)
         [count] = samples(timing, "stampede_http_request_seconds_count")
         [total] = samples(timing, "stampede_http_request_seconds_sum")
