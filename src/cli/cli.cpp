@@ -9,6 +9,7 @@
 #include "cli/compare_command.hpp"
 #include "cli/demo_command.hpp"
 #include "cli/new_command.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/reference_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/cluster_options.hpp"
@@ -51,11 +52,11 @@ int main(int argc, char** argv) {
   std::optional<double> rate;
   std::string duration;
   auto* run_cmd = app.add_subcommand("run", "Run one or more scenario files (one after the other)");
-  run_cmd->add_option("files", run.files, "Scenario files (Lua)")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("scenarios", run.files, "Scenario files (Lua)")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--vus", vus, "Run this many VUs (closed model), overriding the scenario's load")
       ->check(CLI::Range(0LL, 10'000'000LL));
   run_cmd->add_option("--rate", rate, "Start this many iterations per second (open model), overriding the scenario's load")
-      ->check(CLI::PositiveNumber);
+      ->check(check_positive_number);
   run_cmd->add_option("--duration", duration, "How long the load lasts, e.g. 30s, 5m, 1h30m")
       ->check(DurationValidator());
   run_cmd->add_option("--max-vus", max_vus, "With a rate: the most iterations in flight at once")
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("current", compare.current, "Results of the run under test, e.g. branch.json")->required()->check(CLI::ExistingFile);
   compare_cmd->add_option("--max-regression", compare.max_regression,
                           "Exit 1 when a p50/p95/p99 or the throughput got more than this many percent worse")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(check_non_negative_number);
   compare_cmd->add_option("--format", compare.format, "text or markdown (for a pull request comment)")
       ->capture_default_str()->check(CLI::IsMember({"text", "markdown"}));
 

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "cli/number_checks.hpp"
 #include "proto/duration.hpp"
 
 namespace stampede::cli {
@@ -24,10 +25,10 @@ void add_find_limit_options(CLI::App& run, FindLimitArgs& args) {
                "Step the load up until a threshold breaks and report the most it held: --find-limit (VUs, or what "
                "options.find_limit.by says) or --find-limit=rate (arrival rate)")
       ->check(CLI::IsMember({"scenario", "vus", "rate"}));
-  run.add_option("--start", args.start, "find-limit: the first level (default: one step)")->check(CLI::NonNegativeNumber);
+  run.add_option("--start", args.start, "find-limit: the first level (default: one step)")->check(check_non_negative_number);
   run.add_option("--step", args.step, "find-limit: how much each step adds (VUs, or iterations/s)")
-      ->check(CLI::PositiveNumber);
-  run.add_option("--up-to", args.up_to, "find-limit: the highest level to try")->check(CLI::PositiveNumber);
+      ->check(check_positive_number);
+  run.add_option("--up-to", args.up_to, "find-limit: the highest level to try")->check(check_positive_number);
   run.add_option("--hold", args.hold, "find-limit: how long each step holds its level, judged (default 30s)")
       ->check(check_duration);
   run.add_option("--ramp", args.ramp, "find-limit: how long each step ramps to its level, not judged (default 5s)")

@@ -48,8 +48,21 @@ class BadInput(unittest.TestCase):
         self.assertUsageError(["run", path, "--duration", "soon"], "--duration", "soon")
         self.assertUsageError(["run", path, "--frobnicate"], "frobnicate")
 
+    def test_bad_number_says_what_was_expected(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, run = function() end }')
+        for args, expected in ((["--rate", "abc"], "--rate: expected a number greater than 0, not \"abc\""),
+                               (["--rate", "0"], "--rate: expected a number greater than 0, not \"0\""),
+                               (["--rate", "inf"], "--rate: expected a number greater than 0"),
+                               (["--find-limit", "--step", "-2"], "--step: expected a number greater than 0"),
+                               (["--find-limit", "--start=-1"], "--start: expected a number, 0 or more, not \"-1\"")):
+            r = self.assertUsageError(["run", path, *args], expected)
+            # CLI11's own check printed the range it allows, up to DBL_MAX's 309 digits.
+            self.assertNotIn("179769", r.err, r)
+        self.assertUsageError(["compare", path, path, "--max-regression=-5"],
+                              "--max-regression: expected a number, 0 or more")
+
     def test_missing_file(self):
-        self.assertUsageError(["run", "/nonexistent/x.lua"], "/nonexistent/x.lua")
+        self.assertUsageError(["run", "/nonexistent/x.lua"], "/nonexistent/x.lua", "scenarios")
 
     def test_setup_that_returns_a_function(self):
         path = write_scenario('return { options = { vus = 1, duration = "1s" }, setup = function() return { f = print } end, run = function() end }', "setup.lua")
