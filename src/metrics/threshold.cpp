@@ -97,6 +97,20 @@ AggregationUnit aggregation_unit(std::string_view aggregation) {
   return a != nullptr ? a->unit : AggregationUnit::Count;
 }
 
+std::string applicability_error(std::string_view aggregation, std::string_view metric, Kind kind) {
+  const Aggregation* a = find_aggregation(aggregation);
+  if (a == nullptr) return validate_aggregation(aggregation);
+  const bool histogram = kind == Kind::Timing || kind == Kind::Distribution;
+  if ((a->applies_to == AppliesTo::Timing && !histogram) ||
+      (a->applies_to == AppliesTo::TimingOrGauge && !histogram && kind != Kind::Gauge) ||
+      (a->applies_to == AppliesTo::Check && kind != Kind::Check)) {
+    const char* wanted = a->applies_to == AppliesTo::Check ? "check"
+                         : a->applies_to == AppliesTo::Timing ? "timing" : "timing or a gauge";
+    return fmt::format("{} applies to a {}, but \"{}\" is a {}", a->name, wanted, metric, kind_name(kind));
+  }
+  return {};
+}
+
 ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds) {
   const Aggregation* a = find_aggregation(spec.aggregation);
   if (a == nullptr) return unjudged(spec, validate_aggregation(spec.aggregation));
@@ -106,13 +120,8 @@ ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, dou
   }
   const Kind kind = metric->kind;
   const bool histogram = kind == Kind::Timing || kind == Kind::Distribution;
-  if ((a->applies_to == AppliesTo::Timing && !histogram) ||
-      (a->applies_to == AppliesTo::TimingOrGauge && !histogram && kind != Kind::Gauge) ||
-      (a->applies_to == AppliesTo::Check && kind != Kind::Check)) {
-    const char* wanted = a->applies_to == AppliesTo::Check ? "check"
-                         : a->applies_to == AppliesTo::Timing ? "timing" : "timing or a gauge";
-    return unjudged(spec, fmt::format("{} applies to a {}, but \"{}\" is a {}", a->name, wanted,
-                                      spec.metric, kind_name(kind)));
+  if (std::string why = applicability_error(spec.aggregation, spec.metric, kind); !why.empty()) {
+    return unjudged(spec, std::move(why));
   }
   if (samples(*metric) == 0) {
     return unjudged(spec, fmt::format("no samples: \"{}\" recorded nothing", spec.metric));

@@ -27,6 +27,9 @@ enum class AggregationUnit {
 
 // Empty when `aggregation` is known; otherwise a sentence listing the valid ones.
 std::string validate_aggregation(std::string_view aggregation);
+// Empty when `aggregation` is known and a metric of `kind` has it (a counter has no p95, a
+// timing no failed_rate); otherwise why not.
+std::string applicability_error(std::string_view aggregation, std::string_view metric, Kind kind);
 // The unit of a known aggregation (Count for an unknown one).
 AggregationUnit aggregation_unit(std::string_view aggregation);
 

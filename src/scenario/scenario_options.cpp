@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <lua.hpp>
 
+#include "metrics/builtin_metrics.hpp"
+#include "metrics/threshold.hpp"
 #include "proto/duration.hpp"
 #include "scenario/scenario_error.hpp"
 
@@ -93,7 +95,7 @@ std::vector<ThresholdOption> read_thresholds(lua_State* L, int index, const std:
     if (lua_type(L, -1) != LUA_TSTRING) throw ScenarioError(at + ": the first item must be the metric name");
     const std::string metric = lua_tostring(L, -1);
     lua_pop(L, 1);
-    size_t keys = 0;
+    const std::optional<metrics::Kind> builtin = metrics::builtin_kind(metric);
     lua_pushnil(L);
     while (lua_next(L, entry) != 0) {
       if (lua_type(L, -2) == LUA_TSTRING) {
@@ -101,10 +103,23 @@ std::vector<ThresholdOption> read_thresholds(lua_State* L, int index, const std:
         if (std::find(kThresholdKeys.begin(), kThresholdKeys.end(), key) == kThresholdKeys.end())
           throw ScenarioError(fmt::format("{} ({}): unknown threshold key \"{}\": expected one of {}", at, metric, key,
                                           join(kThresholdKeys)));
-        out.push_back({metric, key, read_number(L, lua_gettop(L), fmt::format("{} ({}) {}", at, metric, key), 0)});
-        ++keys;
+        if (builtin) {
+          if (std::string why = metrics::applicability_error(key, metric, *builtin); !why.empty())
+            throw ScenarioError(fmt::format("{} ({}): {}", at, metric, why));
+        }
       } else if (!(lua_type(L, -2) == LUA_TNUMBER && lua_tonumber(L, -2) == 1)) {
         throw ScenarioError(at + ": only the metric name may be unnamed, as in {\"http.request\", p95 = 250}");
+      }
+      lua_pop(L, 1);
+    }
+    // In the order of kThresholdKeys, not lua_next's: a table's hash order is not the order
+    // they were written in, and the verdicts should print the same way on every run.
+    size_t keys = 0;
+    for (const std::string& key : kThresholdKeys) {
+      lua_getfield(L, entry, key.c_str());
+      if (!lua_isnil(L, -1)) {
+        out.push_back({metric, key, read_number(L, lua_gettop(L), fmt::format("{} ({}) {}", at, metric, key), 0)});
+        ++keys;
       }
       lua_pop(L, 1);
     }

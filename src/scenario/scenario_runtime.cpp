@@ -4,7 +4,9 @@
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <lua.hpp>
 
 #include "scenario/lua_json.hpp"
@@ -51,6 +53,37 @@ ScenarioRuntime::~ScenarioRuntime() {
   lifecycle_vu_.reset();
   lua_close(L_);
 }
+
+namespace {
+
+// A key the engine does not read is a mistake, not a comment: `thresholds` written beside
+// `options` instead of inside it would otherwise leave a CI gate that never fails.
+void check_top_level_keys(lua_State* L, int table, const std::string& path) {
+  static constexpr const char* kKeys[] = {"name", "options", "setup", "run", "teardown"};
+  lua_pushnil(L);
+  while (lua_next(L, table) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      throw ScenarioError(fmt::format("{}: the returned table has an unnamed entry: expected only name, options, "
+                                      "setup, run and teardown",
+                                      path));
+    }
+    const std::string key = lua_tostring(L, -1);
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys)) continue;
+    lua_pop(L, 1);
+    const auto& options = option_keys();
+    if (std::find(options.begin(), options.end(), key) != options.end()) {
+      throw ScenarioError(fmt::format("{}: \"{}\" is an option: put it inside options = {{ {} = ... }}", path, key,
+                                      key));
+    }
+    throw ScenarioError(fmt::format("{}: unknown key \"{}\" in the returned table: expected name, options, setup, "
+                                    "run or teardown",
+                                    path, key));
+  }
+}
+
+}  // namespace
 
 void ScenarioRuntime::load_scenario() {
   const std::string& path = env_.scenario_path;
@@ -99,6 +132,7 @@ void ScenarioRuntime::load_scenario() {
       throw ScenarioError(fmt::format("{}: {} must be a function", path, optional_fn));
     lua_pop(L_, 1);
   }
+  check_top_level_keys(L_, lua_gettop(L_), path);
   lua_getfield(L_, -1, "name");
   name_ = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : scenario_name_from_path(path);
   lua_pop(L_, 1);

@@ -39,6 +39,14 @@ class BadInput(unittest.TestCase):
         path = write_scenario('return { options = { vus = 1, duration = "1s", vu = 3 }, run = function() end }', "opt.lua")
         self.assertUsageError(["run", path], 'unknown option "vu"', "vus")
 
+    def test_unknown_key_in_the_returned_table(self):
+        # thresholds beside options, not in them, would leave a CI gate that never fails.
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, thresholds = { {"iteration.errors", count = 0} }, '
+                              'run = function() error("x") end }', "outside.lua")
+        self.assertUsageError(["run", path], "outside.lua", '"thresholds" is an option: put it inside options')
+        path = write_scenario('return { optoins = { vus = 1, duration = "1s" }, run = function() end }', "typo.lua")
+        self.assertUsageError(["run", path], "typo.lua", 'unknown key "optoins"')
+
     def test_no_load(self):
         path = write_scenario("return { run = function() end }", "noload.lua")
         self.assertUsageError(["run", path], "noload.lua", "duration")

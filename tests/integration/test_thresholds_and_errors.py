@@ -1,7 +1,30 @@
 """Thresholds decide the exit status; iteration errors are grouped by message with file:line."""
+import glob
+import json
+import os
+import re
 import unittest
 
-from harness import Target, run, write_scenario, main
+from harness import Target, run, write_scenario, main, temp_dir
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def builtin_kinds():
+    """{name: kind} from src/metrics/builtin_metrics.cpp, its names:: constants resolved."""
+    constants = {}
+    for header in glob.glob(os.path.join(ROOT, "src", "metrics", "*.hpp")):
+        constants.update(re.findall(r"string_view\s+(k\w+)\s*=\s*\"([^\"]+)\"", read(header)))
+    table = read(os.path.join(ROOT, "src", "metrics", "builtin_metrics.cpp"))
+    kinds = {}
+    for name, kind in re.findall(r"\{(\"[^\"]+\"|names::k\w+),\s*Kind::(\w+)\}", table):
+        kinds[name.strip('"') if name.startswith('"') else constants[name.split("::")[1]]] = kind.lower()
+    return kinds
 
 
 class Thresholds(unittest.TestCase):
@@ -41,6 +64,28 @@ return {{ options = {{ vus = 2, duration = "1s", thresholds = {{ {thresholds} }}
         self.assertIn('unknown threshold key "p42"', r.err)
         self.assertNotIn("ran for", r.out)
 
+    def test_an_aggregation_a_builtin_metric_lacks_is_a_usage_error_before_the_run(self):
+        # Built-in metrics have fixed kinds: a counter has no p95, a gauge no failed_rate.
+        for threshold, why in (('{"iteration.errors", p95 = 1}', 'p95 applies to a timing, but "iteration.errors" is a counter'),
+                               ('{"vus", failed_rate = 0.1}', 'failed_rate applies to a check, but "vus" is a gauge'),
+                               ('{"http.request", failed = 0}', 'failed applies to a check, but "http.request" is a timing')):
+            r = run(["run", self.scenario(threshold)])
+            self.assertEqual(r.code, 2, r)
+            self.assertIn(why, r.err)
+            self.assertNotIn("ran for", r.out)
+        # A scenario's own metric gets its kind when recorded, so it is judged after the run.
+        r = run(["run", self.scenario('{"mine", p95 = 1}', body='require("stampede").increment("mine", 1)')])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn('p95 applies to a timing, but "mine" is a counter', r.out)
+
+    def test_thresholds_print_in_a_fixed_order(self):
+        # Written max, p50, p95: a Lua table does not keep that order, so they print in the
+        # summary's column order on every run.
+        r = run(["run", self.scenario('{"http.request", max = 5000, p50 = 4000, p95 = 4500}')])
+        self.assertEqual(r.code, 0, r)
+        lines = [line.split()[2] for line in r.out.splitlines() if line.startswith("pass http.request")]
+        self.assertEqual(lines, ["p50", "p95", "max"], r.out)
+
     def test_iteration_errors_are_grouped_with_file_and_line(self):
         path = self.scenario('{"iteration.errors", count = 0}',
                              body='if vu.id % 2 == 1 then error("boom") end require("stampede").sleep(5)')
@@ -62,6 +107,26 @@ return {{ options = {{ vus = 2, duration = "1s", thresholds = {{ {thresholds} }}
         r = run(["run", path])
         self.assertEqual(r.code, 1, r)
         self.assertRegex(r.out, r"fail even failed_rate")
+
+
+class BuiltinKinds(unittest.TestCase):
+    def test_the_table_of_builtin_kinds_matches_what_a_run_records(self):
+        # Thresholds on built-in metrics are checked against that table before the run; a
+        # kind in it that the code does not record would reject a valid threshold.
+        kinds = builtin_kinds()
+        with Target() as target:
+            text = read(os.path.join(ROOT, "templates", "demo.lua")).replace("{{url}}", target.url)
+            for slot in ("{{ramp}}", "{{hold}}", "{{down}}"):
+                text = text.replace(slot, "1s")
+            path = write_scenario(text, "demo.lua")
+            out = os.path.join(temp_dir(), "demo.json")
+            r = run(["run", path, "--rate", "20", "--duration", "2s", "--max-vus", "40", "--quiet", "--out", out])
+        self.assertIn(r.code, (0, 1), r)
+        recorded = json.loads(read(out))["results"][0]["metrics"]
+        checked = {name: recorded[name]["kind"] for name in kinds if name in recorded}
+        self.assertEqual(checked, {name: kinds[name] for name in checked})
+        # Rate mode, HTTP, WebSockets, channels and LiveView all ran: most of the table is here.
+        self.assertGreater(len(checked), 30, sorted(set(kinds) - set(checked)))
 
 
 if __name__ == "__main__":
