@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include "cli/install_paths.hpp"
 #include "cli/templates.hpp"
@@ -21,23 +22,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One row per kind: `--list` prints these and add_new_options makes a flag of each, so a
+// kind that is listed is always a flag that is accepted.
 struct Kind {
   const char* name;  // also the flag: --channels
-  const char* what;
+  const char* what;  // for --list
+  const char* help;  // for --help
   const std::string_view* text;
 };
 
 const std::array<Kind, 4> kKinds = {{
-    {"http", "plain HTTP requests to pages and JSON APIs (the default)", &templates::http_lua},
-    {"channels", "Phoenix Channels: connect to /socket, join a topic, push and await broadcasts", &templates::channels_lua},
-    {"live", "Phoenix LiveView: load a page, join the LiveView, click", &templates::live_lua},
-    {"websocket", "a plain WebSocket endpoint: send messages and await the answers", &templates::websocket_lua},
+    {"http", "plain HTTP requests to pages and JSON APIs (the default)",
+     "A plain HTTP scenario (pages, JSON APIs); the default", &templates::http_lua},
+    {"channels", "Phoenix Channels: connect to /socket, join a topic, push and await broadcasts",
+     "A Phoenix Channels scenario (socket, join, push, broadcast)", &templates::channels_lua},
+    {"live", "Phoenix LiveView: load a page, join the LiveView, click",
+     "A Phoenix LiveView scenario (page, join, click)", &templates::live_lua},
+    {"websocket", "a plain WebSocket endpoint: send messages and await the answers",
+     "A plain WebSocket scenario (send, await)", &templates::websocket_lua},
 }};
 
 const Kind& kind_of(const NewArgs& args) {
-  if (args.channels) return kKinds[1];
-  if (args.live) return kKinds[2];
-  if (args.websocket) return kKinds[3];
+  for (const auto& kind : kKinds)
+    if (args.kind == kind.name) return kind;
   return kKinds[0];
 }
 
@@ -90,11 +97,13 @@ void write_luarc(const std::string& types) {
 
 void add_new_options(CLI::App& cmd, NewArgs& args) {
   cmd.add_option("name", args.name, "The scenario's name: writes loadtest/NAME.lua");
-  auto* channels = cmd.add_flag("--channels", args.channels, "A Phoenix Channels scenario (socket, join, push, broadcast)");
-  auto* live = cmd.add_flag("--live", args.live, "A Phoenix LiveView scenario (page, join, click)");
-  auto* websocket = cmd.add_flag("--websocket", args.websocket, "A plain WebSocket scenario (send, await)");
-  channels->excludes(live)->excludes(websocket);
-  live->excludes(websocket);
+  std::vector<CLI::Option*> flags;
+  for (const auto& kind : kKinds) {
+    auto* flag = cmd.add_flag_callback(std::string("--") + kind.name, [&args, &kind] { args.kind = kind.name; },
+                                       kind.help);
+    for (auto* other : flags) flag->excludes(other);
+    flags.push_back(flag);
+  }
   cmd.add_option("--url", args.url, "The app's URL the scenario uses unless BASE_URL is set")->capture_default_str();
   cmd.add_option("--dir", args.dir, "The folder to write the scenario into")->capture_default_str();
   cmd.add_flag("--list", args.list, "List the kinds of scenario and exit");

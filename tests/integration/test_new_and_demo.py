@@ -59,6 +59,26 @@ class NewTest(unittest.TestCase):
             self.assertIn(f"--{kind}", r.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "loadtest")), "--list must not write anything")
 
+    def test_every_listed_kind_is_an_accepted_flag(self):
+        # `--list` offered --http while the parser refused it ("not expected", exit 2).
+        listed = re.findall(r"(?m)^\s+--([a-z]+)\s", stampede(["new", "--list"], self.dir).stdout)
+        self.assertEqual(sorted(listed), sorted(KINDS))
+        for kind in listed:
+            with self.subTest(kind=kind):
+                r = stampede(["new", f"listed_{kind}", f"--{kind}"], self.dir)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn(f"({kind})", r.stdout)
+        # --http is the explicit form of the default: the same file as no flag at all.
+        self.assertEqual(stampede(["new", "default_kind"], self.dir).returncode, 0)
+        self.assertEqual(read(os.path.join(self.dir, "loadtest", "listed_http.lua")).replace("listed_http", "N"),
+                         read(os.path.join(self.dir, "loadtest", "default_kind.lua")).replace("default_kind", "N"))
+        # --help shows the same kinds, and two kinds at once are refused.
+        help_flags = re.findall(r"(?m)^\s+--([a-z]+)\s+(?:Excludes|A )", stampede(["new", "--help"], self.dir).stdout)
+        self.assertEqual(sorted(help_flags), sorted(KINDS))
+        r = stampede(["new", "two", "--http", "--channels"], self.dir)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "loadtest", "two.lua")))
+
     def test_every_kind_runs_green_against_the_target(self):
         for kind, (metric, flag) in KINDS.items():
             with self.subTest(kind=kind):
