@@ -17,7 +17,52 @@ long long default_max_vus(const LoadShape& shape) {
   return std::max<long long>(100, static_cast<long long>(std::ceil(peak)));
 }
 
+namespace {
+
+std::string seconds_text(Nanos d) { return fmt::format("{:g}s", static_cast<double>(d) / 1e9); }
+
+double peak_of(const std::vector<Stage>& stages) {
+  double peak = 0;
+  for (const Stage& s : stages) peak = std::max(peak, s.target);
+  return peak;
+}
+
+Nanos total_of(const std::vector<Stage>& stages) {
+  Nanos total = 0;
+  for (const Stage& s : stages) total += s.duration;
+  return total;
+}
+
+// Options that describe two different loads are a mistake to report, not to resolve
+// silently by a precedence the user cannot see.
+void check_options_agree(const scenario::ScenarioOptions& o, const std::string& where) {
+  const bool closed = o.vus || !o.stages.empty();
+  const bool open = o.rate || !o.rate_stages.empty();
+  if (closed && open) {
+    throw ScenarioError(fmt::format(
+        "{}: options set both a VU load ({}) and an arrival rate ({}): choose one (--vus or --rate on the command "
+        "line picks one for a run)",
+        where, o.vus ? "vus" : "stages", o.rate ? "rate" : "rate_stages"));
+  }
+  if (!o.stages.empty() && o.duration) {
+    throw ScenarioError(fmt::format("{}: options set both stages and duration: the stages are the duration ({})",
+                                    where, seconds_text(total_of(o.stages))));
+  }
+  if (!o.rate_stages.empty() && o.rate) {
+    throw ScenarioError(
+        fmt::format("{}: options set both rate and rate_stages: with rate_stages, start_rate is where they start", where));
+  }
+  if (!o.rate_stages.empty() && o.duration) {
+    throw ScenarioError(fmt::format(
+        "{}: options set both rate_stages and duration: the rate_stages are the duration ({})", where,
+        seconds_text(total_of(o.rate_stages))));
+  }
+}
+
+}  // namespace
+
 LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrides& cli, const std::string& where) {
+  check_options_agree(o, where);
   LoadShape shape;
   shape.graceful_stop = o.graceful_stop;
   const bool rate_model = cli.rate.has_value() || (!cli.vus && (o.rate || !o.rate_stages.empty()));
@@ -25,7 +70,7 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
 
   if (rate_model) {
     shape.model = LoadModel::Rate;
-    if (cli.rate || (o.rate && o.rate_stages.empty()) || (cli.duration && o.rate)) {
+    if (cli.rate || o.rate) {
       const double rate = cli.rate ? *cli.rate : *o.rate;
       if (!duration)
         throw ScenarioError(fmt::format("{}: a rate needs a duration: set options.duration or pass --duration", where));
@@ -42,8 +87,24 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
     return shape;
   }
 
+  if (cli.max_vus) {
+    throw ScenarioError(fmt::format(
+        "{}: --max-vus caps an arrival rate's VUs, and this run has none: pass --rate with it", where));
+  }
   shape.model = LoadModel::Vus;
-  if (cli.vus || cli.duration || o.stages.empty()) {
+  if (!o.stages.empty() && !(cli.vus && cli.duration)) {
+    // One flag without the other would silently turn a ramp into a constant load (k6 runs
+    // one VU for --duration alone), which a CI job copying a guide would never notice.
+    if (cli.vus || cli.duration) {
+      throw ScenarioError(fmt::format(
+          "{}: {} replaces options.stages with a constant load: give --vus and --duration together (the stages "
+          "reach {:g} VUs over {})",
+          where, cli.vus ? "--vus" : "--duration", peak_of(o.stages), seconds_text(total_of(o.stages))));
+    }
+    // k6's ramping VUs start from options.vus when it is given.
+    shape.start = static_cast<double>(o.vus.value_or(0));
+    shape.stages = o.stages;
+  } else {
     const long long vus = cli.vus ? *cli.vus : o.vus ? *o.vus : 1;
     if (!duration)
       throw ScenarioError(fmt::format(
@@ -52,9 +113,6 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
           where));
     shape.start = static_cast<double>(vus);
     shape.stages = {{*duration, static_cast<double>(vus)}};
-  } else {
-    shape.start = 0;
-    shape.stages = o.stages;
   }
   if (shape.total_duration() <= 0) throw ScenarioError(fmt::format("{}: the load lasts no time at all", where));
   return shape;

@@ -1,0 +1,109 @@
+#include "engine/load_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scenario/scenario_error.hpp"
+
+namespace stampede::engine {
+namespace {
+
+using scenario::ScenarioError;
+using scenario::ScenarioOptions;
+
+ScenarioOptions staged() {
+  ScenarioOptions o;
+  o.stages = {{10 * kSecond, 50}, {20 * kSecond, 50}, {10 * kSecond, 0}};
+  return o;
+}
+
+// The message of the ScenarioError `fn` throws ("" if none), to assert on what it says.
+template <typename Fn>
+std::string error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(LoadPlan, VusAndDurationFromTheOptions) {
+  ScenarioOptions o;
+  o.vus = 10;
+  o.duration = 30 * kSecond;
+  const LoadShape shape = build_load_shape(o, {}, "api.lua");
+  EXPECT_EQ(shape.model, LoadModel::Vus);
+  EXPECT_EQ(shape.start, 10);
+  ASSERT_EQ(shape.stages.size(), 1u);
+  EXPECT_EQ(shape.stages[0].duration, 30 * kSecond);
+}
+
+TEST(LoadPlan, StagesRunAsWrittenAndStartFromVusLikeK6) {
+  EXPECT_EQ(build_load_shape(staged(), {}, "api.lua").start, 0);
+  ScenarioOptions o = staged();
+  o.vus = 5;
+  const LoadShape shape = build_load_shape(o, {}, "api.lua");
+  EXPECT_EQ(shape.start, 5);
+  EXPECT_EQ(shape.stages.size(), 3u);
+}
+
+TEST(LoadPlan, VusAndDurationTogetherReplaceTheStages) {
+  const LoadShape shape = build_load_shape(staged(), {.vus = 3, .duration = 2 * kSecond}, "api.lua");
+  EXPECT_EQ(shape.start, 3);
+  ASSERT_EQ(shape.stages.size(), 1u);
+  EXPECT_EQ(shape.stages[0].duration, 2 * kSecond);
+}
+
+TEST(LoadPlan, OneOfVusOrDurationAloneOnStagesIsAnError) {
+  // --duration alone used to run 1 VU for that long, and --vus alone said "no load given".
+  const std::string duration_alone =
+      error_of([] { build_load_shape(staged(), {.duration = 60 * kSecond}, "lobby.lua"); });
+  EXPECT_NE(duration_alone.find("lobby.lua: --duration replaces options.stages"), std::string::npos) << duration_alone;
+  EXPECT_NE(duration_alone.find("reach 50 VUs over 40s"), std::string::npos) << duration_alone;
+  const std::string vus_alone = error_of([] { build_load_shape(staged(), {.vus = 3}, "lobby.lua"); });
+  EXPECT_NE(vus_alone.find("--vus replaces options.stages"), std::string::npos) << vus_alone;
+}
+
+TEST(LoadPlan, RateOnTheCommandLineReplacesAVuLoad) {
+  const LoadShape shape = build_load_shape(staged(), {.rate = 200, .duration = 5 * kSecond}, "api.lua");
+  EXPECT_EQ(shape.model, LoadModel::Rate);
+  EXPECT_EQ(shape.start, 200);
+  EXPECT_EQ(shape.max_vus, 200);
+}
+
+TEST(LoadPlan, OptionsThatDescribeTwoLoadsAreAnError) {
+  ScenarioOptions both = staged();
+  both.rate = 100;
+  EXPECT_NE(error_of([&] { build_load_shape(both, {}, "x.lua"); }).find("both a VU load (stages) and an arrival rate"),
+            std::string::npos);
+  ScenarioOptions vus_rate;
+  vus_rate.vus = 10;
+  vus_rate.rate = 100;
+  vus_rate.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(vus_rate, {}, "x.lua"); }).find("both a VU load (vus)"),
+            std::string::npos);
+  ScenarioOptions stages_duration = staged();
+  stages_duration.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(stages_duration, {}, "x.lua"); }).find("both stages and duration"),
+            std::string::npos);
+  ScenarioOptions rate_both;
+  rate_both.rate = 10;
+  rate_both.rate_stages = {{kSecond, 20}};
+  EXPECT_NE(error_of([&] { build_load_shape(rate_both, {}, "x.lua"); }).find("both rate and rate_stages"),
+            std::string::npos);
+}
+
+TEST(LoadPlan, MaxVusWithoutARateIsAnError) {
+  ScenarioOptions o;
+  o.vus = 10;
+  o.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(o, {.max_vus = 3}, "x.lua"); }).find("--max-vus caps an arrival rate"),
+            std::string::npos);
+  // In the scenario it may wait for a --rate on the command line.
+  o.max_vus = 3;
+  EXPECT_EQ(build_load_shape(o, {}, "x.lua").model, LoadModel::Vus);
+  EXPECT_EQ(build_load_shape(o, {.rate = 50}, "x.lua").max_vus, 3);
+}
+
+}  // namespace
+}  // namespace stampede::engine
