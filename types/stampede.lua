@@ -14,12 +14,12 @@
 ---run. Timings (ms): `min mean p50 p90 p95 p99 max`; checks: `failed`, `failed_rate` (0..1);
 ---every metric: `count`, `rate` (per second); gauges: `max` (their highest level, e.g.
 ---`{"generator.cpu", max = 90}`). A metric that recorded nothing fails the
----threshold ("no samples"); an unknown key is an error before the run starts.
+---threshold ("no samples"); an unknown key is an error before the run starts, and so is a key a built-in metric cannot have (`{"iteration.errors", p95 = 1}`: a counter has no p95); a scenario's own metrics get their kind when first recorded, so such a threshold on one of them fails after the run.
 ---@alias stampede.Threshold { [1]: string, min?: number, mean?: number, p50?: number, p90?: number, p95?: number, p99?: number, max?: number, count?: number, rate?: number, failed?: number, failed_rate?: number }
 
----The `options` of a scenario; flags of `stampede run` override them.
+---The `options` of a scenario; flags of `stampede run` override them (`--vus` and `--duration` together replace `stages`; `--rate` replaces a VU load). One load only: options that set both a VU load (`vus`/`stages`) and a rate (`rate`/`rate_stages`), or `stages` with `duration`, are an error.
 ---@class stampede.Options
----@field vus? integer Closed model: this many VUs, each starting its next iteration as soon as the last ends (with `duration`).
+---@field vus? integer Closed model: this many VUs, each starting its next iteration as soon as the last ends (with `duration`); with `stages`, the VUs they start from (as in k6).
 ---@field duration? stampede.Duration How long the load lasts (with `vus` or `rate`).
 ---@field stages? stampede.Stage[] Closed model with ramps: `{ {"30s", 500}, {"1m", 500}, {"10s", 0} }`.
 ---@field rate? number Open model: iterations started per second, on schedule however long earlier ones take (with `duration`).
@@ -44,7 +44,7 @@
 ---@field refine? boolean After the first failing step, bisect until the limit is known within `resolution`.
 ---@field resolution? number The bracket `refine` settles for (default: step / 8).
 
----What a scenario file returns.
+---What a scenario file returns: these keys and no others (anything else, such as `thresholds` beside `options` instead of inside it, is an error).
 ---@class stampede.Scenario
 ---@field name? string The scenario's name in the summary and results (default: the file name).
 ---@field options? stampede.Options The load, thresholds and connection settings.
