@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <lua.hpp>
 #include <memory>
 #include <string>
@@ -398,15 +399,42 @@ int push_message(lua_State* co, const clients::ChannelMessage* m) {
   return 1;
 }
 
-// next(h, topic, event, after_seq, timeout) -> message | nil (timeout or closed)
+// What is left of a wait's deadline, in ms, as the Lua half computes it. ChannelsSocket reads
+// 0 as "the socket's default timeout", so a sliver (or a float that truncates to 0 ns) must
+// not reach it as 0: that would turn an expired deadline into another 10 s.
+Nanos remaining_arg(lua_State* L, int index) {
+  const double ms = luaL_checknumber(L, index);
+  return ms <= 0 ? 0 : std::max<Nanos>(1, static_cast<Nanos>(ms * kMilli));
+}
+
+// duration_ms(value, what) -> ms | nil: every timeout option of the module comes through here,
+// so numbers and strings ("500ms", "2s") mean the same thing everywhere.
+int l_duration_ms(lua_State* L) {
+  const char* what = luaL_checkstring(L, 2);
+  if (lua_isnoneornil(L, 1)) return 0;
+  if (lua_type(L, 1) != LUA_TNUMBER && lua_type(L, 1) != LUA_TSTRING)
+    luaL_error(L, "%s: expected a duration (milliseconds, or a string such as \"500ms\"), got %s", what,
+               luaL_typename(L, 1));
+  lua_pushnumber(L, static_cast<double>(duration_arg(L, 1, what, 0)) / kMilli);
+  return 1;
+}
+
+// default_timeout(h) -> the socket's `timeout` option, in ms
+int l_default_timeout(lua_State* L) {
+  lua_pushnumber(L, static_cast<double>(handle_arg(L)->phx->options().default_timeout) / kMilli);
+  return 1;
+}
+
+// next(h, topic, event, after_seq, remaining_ms) -> message | nil (timeout or closed). With
+// nothing remaining it only looks at what is already buffered.
 int l_next(lua_State* L) {
   auto h = handle_arg(L);
   const std::string topic = luaL_checkstring(L, 2);
   const std::string event = luaL_optstring(L, 3, "");
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 4));
-  const Nanos timeout = duration_arg(L, 5, "socket:await timeout", 0);
+  const Nanos timeout = remaining_arg(L, 5);
   if (const auto* m = h->phx->find(topic, event, after)) return push_message(L, m);
-  if (!h->phx->is_open()) return push_message(L, nullptr);
+  if (!h->phx->is_open() || timeout == 0) return push_message(L, nullptr);
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "socket:await");
   h->phx->wait_message(topic, event, after, timeout, [rt, &vu, epoch = vu.epoch](const clients::ChannelMessage* m) {
@@ -440,12 +468,16 @@ int l_presence_list(lua_State* L) {
   return 2;
 }
 
-// presence_wait(h, topic, after_version, timeout) -> changed
+// presence_wait(h, topic, after_version, remaining_ms) -> changed
 int l_presence_wait(lua_State* L) {
   auto h = handle_arg(L);
   const std::string topic = luaL_checkstring(L, 2);
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
-  const Nanos timeout = duration_arg(L, 4, "presence:await timeout", 0);
+  const Nanos timeout = remaining_arg(L, 4);
+  if (timeout == 0) {
+    lua_pushboolean(L, h->phx->presence_version(topic) > after);
+    return 1;
+  }
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "presence:await");
   h->phx->wait_presence(topic, after, timeout, [rt, &vu, epoch = vu.epoch](bool changed) {
@@ -479,10 +511,13 @@ local function split_payload(payload)
   return payload, false
 end
 
-local function ms(d)
-  if d == nil then return nil end
-  if type(d) == "number" then return d end
-  return d
+-- A timeout option in ms (nil when not given). A bad one is an error at `level`, as error()
+-- counts from the function calling this: the user's line, not this module's.
+local function duration_ms(value, what, level)
+  if value == nil then return nil end
+  local ok, result = pcall(c.duration_ms, value, what)
+  if not ok then error(result, level + 1) end
+  return result
 end
 
 function M.connect(url, opts)
@@ -508,18 +543,21 @@ end
 
 function Socket:join(topic, payload, opts)
   opts = opts or {}
-  return outcome("channel.join " .. topic, c.join(self._h, topic, payload, ms(opts.timeout)))
+  local timeout = duration_ms(opts.timeout, "socket:join timeout", 2)
+  return outcome("channel.join " .. topic, c.join(self._h, topic, payload, timeout))
 end
 
 function Socket:push(topic, event, payload, opts)
   opts = opts or {}
   local data, binary = split_payload(payload)
-  return outcome("channel.push " .. topic .. " " .. event, c.push(self._h, topic, event, data, binary, ms(opts.timeout)))
+  local timeout = duration_ms(opts.timeout, "socket:push timeout", 2)
+  return outcome("channel.push " .. topic .. " " .. event, c.push(self._h, topic, event, data, binary, timeout))
 end
 
 function Socket:leave(topic, opts)
   opts = opts or {}
-  return outcome("channel.leave " .. topic, c.leave(self._h, topic, ms(opts.timeout)))
+  local timeout = duration_ms(opts.timeout, "socket:leave timeout", 2)
+  return outcome("channel.leave " .. topic, c.leave(self._h, topic, timeout))
 end
 
 function Socket:cast(topic, event, payload)
@@ -527,22 +565,17 @@ function Socket:cast(topic, event, payload)
   c.cast(self._h, topic, event, data, binary)
 end
 
-local function timeout_ms(opts)
-  local t = opts and opts.timeout
-  if t == nil then return 10000 end
-  if type(t) == "number" then return t end
-  return nil  -- a duration string: the C side parses it, no deadline arithmetic here
-end
-
 -- await(topic, event, {match = fn, timeout = ...}) -> payload (and the message)
+-- One deadline for the whole call: messages that do not match spend the time like silence
+-- does, so a busy topic cannot keep an await alive past its timeout.
 function Socket:await(topic, event, opts)
   opts = opts or {}
+  local deadline = now() + (duration_ms(opts.timeout, "socket:await timeout", 2) or 10000)
   local after = 0
-  local budget = timeout_ms(opts)
-  local deadline = budget and (now() + budget)
   while true do
-    local remaining = deadline and math.max(0, deadline - now()) or opts.timeout
-    local msg = c.next(self._h, topic, event or "", after, remaining)
+    -- Past the deadline this still reads what is already buffered (it arrived in time), but
+    -- waits for nothing more.
+    local msg = c.next(self._h, topic, event or "", after, deadline - now())
     if not msg then
       local why = c.is_open(self._h) and "timeout" or "closed"
       errors.raise(why, "socket:await " .. topic .. " " .. (event or "*") .. ": " ..
@@ -574,23 +607,28 @@ function Presence:list()
   return list
 end
 
-function Presence:await(fn, opts)
+-- Reached by tail calls only, so that level 2 of its errors is the user's line.
+local function await_presence(self, fn, opts, what)
   opts = opts or {}
-  local budget = timeout_ms(opts) or 10000
+  local budget = duration_ms(opts.timeout, what .. " timeout", 2) or c.default_timeout(self.socket._h)
   local deadline = now() + budget
   while true do
     local list, version = c.presence_list(self.socket._h, self.topic)
     if fn(list) then return list end
     local remaining = deadline - now()
     if remaining <= 0 or not c.presence_wait(self.socket._h, self.topic, version, remaining) then
-      errors.raise("timeout", "presence:await " .. self.topic .. ": the condition did not become true in time", nil, 2)
+      errors.raise("timeout", what .. " " .. self.topic .. ": the condition did not become true in time", nil, 2)
     end
   end
 end
 
+function Presence:await(fn, opts)
+  return await_presence(self, fn, opts, "presence:await")
+end
+
 function Presence:await_user(id, opts)
   id = tostring(id)
-  return self:await(function(list) return list[id] ~= nil end, opts)
+  return await_presence(self, function(list) return list[id] ~= nil end, opts, "presence:await_user")
 end
 
 -- Absinthe ---------------------------------------------------------------------------------
@@ -618,7 +656,7 @@ function Absinthe:await(subscription_id, opts)
   opts = opts or {}
   local match = opts.match
   local payload = self.socket:await(subscription_id, "subscription:data", {
-    timeout = opts.timeout,
+    timeout = duration_ms(opts.timeout, "absinthe:await timeout", 2),
     match = function(p) return not match or match(p.result, p) end,
   })
   return payload.result, payload
@@ -650,6 +688,8 @@ int open_channels_module(lua_State* L) {
                                 {"close", l_close},
                                 {"presence_list", l_presence_list},
                                 {"presence_wait", l_presence_wait},
+                                {"duration_ms", l_duration_ms},
+                                {"default_timeout", l_default_timeout},
                                 {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
