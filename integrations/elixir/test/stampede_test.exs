@@ -38,6 +38,7 @@ end
 defmodule StampedeTest do
   use ExUnit.Case, async: false
   import Stampede.ExUnit
+  doctest Stampede
 
   @fixtures Path.expand("fixtures", __DIR__)
 
@@ -85,6 +86,48 @@ defmodule StampedeTest do
   test "options become stampede run flags" do
     assert Stampede.flags(vus: 200, duration: "30s", max_vus: 10, env: %{}) ==
              ["--vus", "200", "--duration", "30s", "--max-vus", "10"]
+  end
+
+  test "every stampede run option becomes its flag" do
+    assert Stampede.flags(vus: 2, duration: "1s", insecure: true, dashboard: true, find_limit: true, step: 2, hold: "1s") ==
+             ["--vus", "2", "--duration", "1s", "--insecure", "--dashboard", "--find-limit", "--step", "2", "--hold", "1s"]
+
+    assert Stampede.flags(up_to: 10, dashboard_listen: "127.0.0.1:0", out_stream: "s.ndjson", refine: 4,
+             find_limit: :rate, insecure: false, parallel: nil, quiet: true, rank_timeout: "5s") ==
+             ["--up-to", "10", "--dashboard-listen", "127.0.0.1:0", "--out-stream", "s.ndjson", "--refine=4",
+              "--find-limit=rate", "--quiet", "--rank-timeout", "5s"]
+  end
+
+  test "an unknown option raises before anything runs, naming it and the known ones" do
+    error = assert_raise ArgumentError, fn -> Stampede.flags(vus: 2, insecur: true) end
+    assert error.message =~ "unknown Stampede option :insecur;"
+    assert error.message =~ ":insecure"
+    assert error.message =~ ":duration"
+    assert error.message =~ ":env"
+    assert_raise ArgumentError, ~r/:insecur;/, fn -> assert_load("loadtest/not_there.lua", insecur: true) end
+    assert_raise ArgumentError, ~r/:insecur;/, fn -> Stampede.flags(insecur: nil) end
+    assert_raise ArgumentError, ~r/:insecure is true or false/, fn -> Stampede.flags(insecure: "yes") end
+    assert_raise ArgumentError, ~r/:vus takes a value/, fn -> Stampede.flags(vus: true) end
+  end
+
+  test "the options are the flags that stampede run --help lists" do
+    {help, 0} = System.cmd(Stampede.binary(), ["run", "--help"])
+
+    listed =
+      ~r/^  (?:-\w,)?--([a-z][a-z-]*)/m
+      |> Regex.scan(help, capture: :all_but_first)
+      |> List.flatten()
+      |> Enum.reject(&(&1 == "help"))
+      |> Enum.map(&String.to_atom(String.replace(&1, "-", "_")))
+
+    assert :insecure in listed
+    assert Enum.sort(listed) == Enum.sort(Stampede.options() -- [:args, :env, :bin, :into])
+  end
+
+  test "insecure: true reaches the binary", %{env: env} do
+    result = assert_load(Path.join(@fixtures, "loadtest/lobby.lua"), vus: 1, duration: "1s", insecure: true, env: env)
+    assert "--insecure" in result.args
+    assert "--quiet" in result.args
   end
 
   test "Stampede.run returns {:error, result} with the exit status", %{env: env} do
