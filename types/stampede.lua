@@ -26,7 +26,7 @@
 ---@field rate_stages? stampede.Stage[] Open model with ramps: `{ {"30s", 100}, {"1m", 500} }`, from `start_rate`.
 ---@field start_rate? number Open model: the rate `rate_stages` start from (default 0).
 ---@field max_vus? integer Open model: the most iterations in flight; arrivals beyond it count as `iterations.dropped` (default: the peak rate, at least 100).
----@field graceful_stop? stampede.Duration How long VUs no longer needed (ramp-down, end, first Ctrl-C) may finish their iteration; in rate mode, arrivals due before the scheduled end that have not started yet still start while it lasts, the rest count as dropped (default 0).
+---@field graceful_stop? stampede.Duration How long VUs no longer needed (ramp-down, end, first Ctrl-C) may finish their iteration; in rate mode, arrivals due before the scheduled end that have not started yet still start while it lasts, the rest count as dropped; without one, those due more than 250 ms before the end count as dropped and the rest are cut off (default 0).
 ---@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: `{ {"http.request", p95 = 250}, ... }`.
 ---@field local_addresses? string|string[] Source addresses for outgoing connections: `"127.0.0.2-127.0.0.50"` or a list.
 ---@field insecure? boolean Do not verify TLS certificates for any request.

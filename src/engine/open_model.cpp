@@ -11,6 +11,7 @@
 // comes free; the pool grows for late arrivals only at CatchUpBudget's pace
 // (docs/design/020-late-arrivals-wait-for-a-free-vu.md).
 #include <boost/asio/post.hpp>
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 #include <vector>
@@ -53,15 +54,18 @@ class OpenModel final : public Executor {
     // start in the usual turns (in batches, reading replies between them, never all at
     // once: a backlog of seconds started at once would open a connection for each), and
     // what the graceful stop leaves unstarted is counted as dropped. Without a graceful
-    // stop they are cut off with the running ones.
-    const bool scheduled_end = w_.clock().now() >= w_.start() + w_.config().shape.total_duration();
+    // stop (or at an interrupt) those due in the last kCutOffWindow are cut off with the
+    // running ones; older ones, which a generator that fell behind never reached, count as
+    // dropped: they were planned and never started.
+    const Nanos now = w_.clock().now() - w_.start();
+    const bool scheduled_end = now >= w_.config().shape.total_duration();
     const bool grace = graceful && w_.config().shape.graceful_stop > 0;
     finishing_plan_ = !ending_ && grace && scheduled_end &&
-                      pacer_.next(w_.clock().now() - w_.start()).kind != ArrivalPacer::Step::Kind::done;
+                      pacer_.next(now).kind != ArrivalPacer::Step::Kind::done;
     ending_ = true;
     if (!finishing_plan_) {
-      arrival_timer_.cancel();
-      vu_timer_pending_ = false;
+      const Nanos stop = std::min(now, w_.config().shape.total_duration());
+      drop_unstarted(stop - kCutOffWindow);
     }
     if (!grace) {
       interrupt_all();
@@ -69,7 +73,7 @@ class OpenModel final : public Executor {
       grace_timer_.expires_after(std::chrono::nanoseconds(w_.config().shape.graceful_stop));
       grace_timer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec) return;
-        if (finishing_plan_) drop_unstarted();
+        if (finishing_plan_) drop_unstarted(std::numeric_limits<Nanos>::max());
         interrupt_all();
       });
     }
@@ -159,17 +163,17 @@ class OpenModel final : public Executor {
     });
   }
 
-  // The graceful stop ran out before the plan's last arrivals started: they count as
-  // dropped, like arrivals no VU was free for.
-  void drop_unstarted() {
+  // Arrivals due by `until` (ns since the start) that will not start now count as dropped,
+  // like arrivals no VU was free for: planned = started + dropped (+ those cut off at the
+  // very end), whatever ended the run. The graceful stop ran out: all the plan's rest.
+  void drop_unstarted(Nanos until) {
     finishing_plan_ = false;
     arrival_timer_.cancel();
     vu_timer_pending_ = false;
-    constexpr Nanos kAfterEverything = std::numeric_limits<Nanos>::max();
     for (;;) {
-      const ArrivalPacer::Step step = pacer_.next(kAfterEverything);
+      const ArrivalPacer::Step step = pacer_.next(until);
       if (step.kind == ArrivalPacer::Step::Kind::yield) {
-        pacer_.begin_turn(kAfterEverything);
+        pacer_.begin_turn(until);
         continue;
       }
       if (step.kind != ArrivalPacer::Step::Kind::start) return;
@@ -295,6 +299,14 @@ class OpenModel final : public Executor {
   // An arrival is late once it is this far past its scheduled time: twice the longest
   // quantum, well past the lateness coalescing gives by design (WakeQuantum).
   static constexpr Nanos kLateAfter = 2 * WakeQuantum::kFrugal;
+  // Without a graceful stop, arrivals due this close to the stop that have not started are
+  // cut off like the running iterations, not counted as dropped. Coalesced wake-ups leave up
+  // to a quantum of them by design, and a stall of the machine at the very end leaves more
+  // (60-170 ms seen on our VMs, bench/RESULTS.md session 13); a healthy run at 30,000/s
+  // would otherwise end with dozens "dropped". Further back, the generator fell behind: a
+  // scenario whose iterations need 1.5 cores of one worker left 72 of 200 arrivals unstarted
+  // in 2 s, and none were counted anywhere.
+  static constexpr Nanos kCutOffWindow = 250 * kMilli;
   CatchUpBudget catch_up_;
   ThreadIdleProbe loop_idle_;  // asked on this worker's thread, once per budget sample
   WakeQuantum wake_quantum_;

@@ -118,6 +118,29 @@ return {
         ran_for = float(re.search(r"ran for ([0-9.]+)s", r.out).group(1))
         self.assertGreaterEqual(ran_for, 1.25, r)
 
+    def test_without_a_graceful_stop_the_backlog_at_the_end_counts_as_dropped(self):
+        # The same 1 ms of CPU per iteration at 2,000/s, no graceful stop: the ~1,000 arrivals
+        # the worker never reached were planned and never started, so they count as dropped
+        # (the previous binary counted them nowhere: 1,0xx iterations, 0 dropped). Those due in
+        # the last 250 ms are cut off with the running iterations instead, as at the end of
+        # any run (OpenModel::kCutOffWindow).
+        path = write_scenario("""
+return {
+  options = { rate = 2000, duration = "1s" },
+  run = function()
+    local t = os.clock()
+    while os.clock() - t < 0.001 do end
+  end,
+}
+""")
+        r = run(["run", path, "--threads", "1", "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        started = r.metric("iterations")["count"]
+        dropped = r.metric("iterations.dropped")["count"]
+        self.assertGreater(dropped, 0, r)
+        self.assertLessEqual(started + dropped, 2000, r)
+        self.assertGreaterEqual(started + dropped, 2000 - 500, r)
+
     def test_after_a_stall_late_arrivals_take_the_vus_that_come_free(self):
         # The 2,400th iteration (1.2 s in: past the first second, whose start allowance is for
         # building the pool) blocks the one worker for 0.5 s, so ~1,000 arrivals are late at
