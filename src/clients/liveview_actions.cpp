@@ -16,7 +16,7 @@ namespace lv = proto::lv;
 void LiveViewSession::event(LiveEvent e, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(e.view_id, why);
-  if (view == nullptr) return fail_later(std::move(done), std::move(why));
+  if (view == nullptr) return refuse(ids_.event, std::move(done), std::move(why));
   std::string payload;
   const std::string what = fmt::format("{} \"{}\" on {}", e.type, e.event, describe(*view));
   if (e.type == "hook") {
@@ -58,7 +58,7 @@ void LiveViewSession::event(LiveEvent e, Done done) {
 void LiveViewSession::change(LiveForm f, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(f.view_id, why);
-  if (view == nullptr) return fail_later(std::move(done), std::move(why));
+  if (view == nullptr) return refuse(ids_.event, std::move(done), std::move(why));
   const std::string what = fmt::format("change \"{}\" on {}", f.event, describe(*view));
   std::optional<lv::Form> form;
   if (!f.form.empty()) {
@@ -81,7 +81,7 @@ void LiveViewSession::change(LiveForm f, Done done) {
 void LiveViewSession::submit(LiveForm f, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(f.view_id, why);
-  if (view == nullptr) return fail_later(std::move(done), std::move(why));
+  if (view == nullptr) return refuse(ids_.event, std::move(done), std::move(why));
   const std::string what = fmt::format("submit \"{}\" on {}", f.event, describe(*view));
   std::optional<lv::Form> form;
   if (!f.form.empty()) {
@@ -108,7 +108,7 @@ void LiveViewSession::submit(LiveForm f, Done done) {
 void LiveViewSession::patch(std::string url, Nanos timeout, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view("", why);
-  if (view == nullptr) return fail_later(std::move(done), std::move(why));
+  if (view == nullptr) return refuse(ids_.patch, std::move(done), std::move(why));
   std::string target = lv::resolve_url(url_, url);
   url_ = target;  // the browser changes the URL first (pushState), then tells the server
   request(*view, "live_patch", lv::live_patch_payload(target), timeout, &ids_.patch,

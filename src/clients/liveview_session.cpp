@@ -66,6 +66,20 @@ void LiveViewSession::fail_later(Done done, LiveOutcome outcome) {
   post([done = std::move(done), outcome = std::move(outcome)] { done(outcome); });
 }
 
+LiveOutcome LiveViewSession::unsent(LiveOutcome why) {
+  if (why.failure == "closed" && !closing_) {
+    ctx_.sink.request_sent();
+    ctx_.sink.request_finished(false);
+  }
+  return why;
+}
+
+void LiveViewSession::refuse(const LiveViewMetrics::Pair& metric, Done done, LiveOutcome why) {
+  why = unsent(std::move(why));
+  record(metric, ctx_.clock.now(), why);  // not timed: nothing answered
+  fail_later(std::move(done), std::move(why));
+}
+
 void LiveViewSession::record(const LiveViewMetrics::Pair& metric, Nanos started, const LiveOutcome& outcome) {
   // A call cut off because the scenario closed the view (or its iteration ended) is neither
   // done nor failed, as the other clients count it.

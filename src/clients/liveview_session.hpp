@@ -9,6 +9,7 @@
 //                  container (lv:<id>) with the browser's join payload, then every nested
 //                  LiveView the joined views render (§5.9).
 //   event/change/submit   "event" pushes; the reply's diff is merged, its reply map returned.
+//                  An action on a view that is gone fails `closed` and is counted (refuse).
 //   patch(url)     live_patch; a URL another LiveView owns falls back to navigate, as the browser.
 //   navigate(url)  phx_leave + rejoin of the same topic with "redirect" and the old tokens (§5.8),
 //                  over the same socket; when the server refuses (another live_session, stale), a
@@ -196,6 +197,13 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   LiveViewTopic* joined_view(const std::string& view_id, LiveOutcome& why_not);
   void post(std::function<void()> fn);
   void fail_later(Done done, LiveOutcome outcome);
+  // A user action that cannot be sent because its view is gone (joined_view said why): counted
+  // under `metric`'s errors (`closed`; not a scenario mistake such as not_found) and, like an
+  // HTTP request that fails before it is written, as one request sent and failed at once.
+  void refuse(const LiveViewMetrics::Pair& metric, Done done, LiveOutcome why);
+  // The request-tally half of refuse, for a step of an action already under way: `why`, counted
+  // sent and failed when it is `closed` (unless the scenario closed the view itself).
+  LiveOutcome unsent(LiveOutcome why);
   void record(const LiveViewMetrics::Pair& metric, Nanos started, const LiveOutcome& outcome);
   std::optional<int> target_cid(const LiveViewTopic& view, const proto::lv::HtmlAttributes& attributes) const;
   std::string describe(const LiveViewTopic& view) const;

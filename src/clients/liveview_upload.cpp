@@ -73,7 +73,7 @@ struct LiveViewSession::UploadRun {
 void LiveViewSession::upload(LiveUpload u, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(u.view_id, why);
-  if (view == nullptr) return fail_later(std::move(done), std::move(why));
+  if (view == nullptr) return refuse(ids_.upload, std::move(done), std::move(why));
   auto run = std::make_shared<UploadRun>();
   run->what = fmt::format("upload {} on {}", u.input_name, describe(*view));
   if (u.files.empty()) {
@@ -130,7 +130,7 @@ void LiveViewSession::upload_finish(std::shared_ptr<UploadRun> run, LiveOutcome 
 void LiveViewSession::upload_change(std::shared_ptr<UploadRun> run) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(run->view_id, why);
-  if (view == nullptr) return upload_finish(run, why);
+  if (view == nullptr) return upload_finish(run, unsent(std::move(why)));
   lv::FormChange c;
   c.event = *lv::find_attribute(run->form->attributes, "phx-change");
   c.entries = fill_form(run->form, {}, view->used_fields, lv::FormPurpose::Change);
@@ -153,7 +153,7 @@ void LiveViewSession::upload_change(std::shared_ptr<UploadRun> run) {
 void LiveViewSession::upload_preflight(std::shared_ptr<UploadRun> run) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(run->view_id, why);
-  if (view == nullptr) return upload_finish(run, why);
+  if (view == nullptr) return upload_finish(run, unsent(std::move(why)));
   std::string error;
   try {
     connection_->phx->push(
@@ -226,7 +226,7 @@ void LiveViewSession::upload_preflight(std::shared_ptr<UploadRun> run) {
 // 3. One entry: its own channel on the same socket, joined with the entry's token.
 void LiveViewSession::upload_next_entry(std::shared_ptr<UploadRun> run) {
   if (run->entry == run->files.size()) return upload_finish(run, LiveOutcome::success());
-  if (!is_open()) return upload_finish(run, LiveOutcome::fail("closed", run->what + ": the socket closed"));
+  if (!is_open()) return upload_finish(run, unsent(LiveOutcome::fail("closed", run->what + ": the socket closed")));
   const lv::UploadFile& file = run->files[run->entry];
   run->entry_topic = lv::upload_topic(file.ref);
   run->offset = 0;
@@ -267,7 +267,7 @@ void LiveViewSession::upload_send_chunk(std::shared_ptr<UploadRun> run) {
   const lv::UploadFile& file = run->files[run->entry];
   const std::uint64_t length = lv::next_chunk_length(run->offset, file.size, run->chunk_size);
   if (length == 0) return upload_progress(run, 100);  // an empty file: nothing to send
-  if (!is_open()) return upload_finish(run, LiveOutcome::fail("closed", run->what + ": the socket closed"));
+  if (!is_open()) return upload_finish(run, unsent(LiveOutcome::fail("closed", run->what + ": the socket closed")));
   std::string chunk = run->contents[run->entry].substr(run->offset, length);
   connection_->phx->push(
       run->entry_topic, "chunk", std::move(chunk), true, run->chunk_timeout > 0 ? run->chunk_timeout : run->timeout,
@@ -305,7 +305,7 @@ void LiveViewSession::upload_send_chunk(std::shared_ptr<UploadRun> run) {
 void LiveViewSession::upload_progress(std::shared_ptr<UploadRun> run, int progress) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view(run->view_id, why);
-  if (view == nullptr) return upload_finish(run, why);
+  if (view == nullptr) return upload_finish(run, unsent(std::move(why)));
   const lv::UploadFile& file = run->files[run->entry];
   std::string payload = lv::progress_payload(run->upload_ref, file.ref, progress, run->progress_event, run->cid);
   const std::string what = fmt::format("progress {} of {} ({})", progress, file.name, run->what);

@@ -280,6 +280,73 @@ class LiveView020(DialectTests, unittest.TestCase):
     VERSION = r"^0%.20%."
 
 
+def request_tally(r):
+    m = re.search(r"requests: (\d+) sent, (\d+) completed, (\d+) failed, (\d+) in flight at the end", r.out)
+    assert m, r
+    return tuple(int(g) for g in m.groups())
+
+
+class ActionsOnAGoneView(unittest.TestCase):
+    """A user action on a view the server closed or that crashed fails with `closed` and is
+    counted, under live.<action>.errors and in the run's requests, like a channels push on a
+    closed socket; an action after the scenario's own view:close() is not."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(extra=("--ws-idle-timeout", "1s"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def run_once(self, body):
+        return run(["run", scenario(self.target.url, "/live", "", body,
+                                    'vus = 1, duration = "50ms", graceful_stop = "10s"'), "--quiet"])
+
+    def assert_tally_adds_up(self, r, failed):
+        sent, completed, failed_seen, in_flight = request_tally(r)
+        self.assertEqual(sent, completed + failed_seen + in_flight, r)
+        self.assertEqual(in_flight, 0, r)
+        self.assertEqual(failed_seen, failed, r)
+
+    def test_actions_after_the_server_closed_the_socket_count_closed(self):
+        r = self.run_once("""
+  local view = live.connect(BASE .. "/posts/new", opts({ heartbeat = false }))
+  stampede.sleep(2000)   -- the target closes a socket idle for 1 s
+  stampede.check("the socket is closed", not view:is_open())
+  local function closed(label, fn, ...)
+    local ok, err = pcall(fn, view, ...)
+    stampede.check(label, not ok and err.kind == "closed")
+  end
+  closed("click", view.click, "inc")
+  closed("change", view.change, "validate", { post = { title = "x" } })
+  closed("submit", view.submit, "save", { post = { title = "x" } })
+  closed("patch", view.patch, "/posts/new?x=1")
+  closed("upload", view.upload, "avatar", { { name = "a.txt", content = "a" } })
+  view:close()
+  closed("after close", view.click, "inc")   -- the scenario's own doing: not counted
+""")
+        assert_checks_pass(self, r)
+        self.assertEqual(reasons(r, "live.event.errors"), {"closed": 3}, r)
+        self.assertEqual(reasons(r, "live.patch.errors"), {"closed": 1}, r)
+        self.assertEqual(reasons(r, "live.upload.errors"), {"closed": 1}, r)
+        self.assertRegex(r.out, r"(?m)^live\.event +0 ", r)  # nothing was answered: nothing timed
+        self.assert_tally_adds_up(r, failed=5)
+
+    def test_an_action_on_a_crashed_view_counts_closed(self):
+        r = self.run_once("""
+  local view = live.connect(BASE .. "/counter", OPTS)
+  local ok, err = pcall(view.click, view, "no_such_event")
+  stampede.check("crashed", not ok and err.kind == "view_crashed")
+  ok, err = pcall(view.click, view, "inc")
+  stampede.check("then closed", not ok and err.kind == "closed")
+""")
+        assert_checks_pass(self, r)
+        n = r.metric("iterations")["count"]
+        self.assertEqual(reasons(r, "live.event.errors"), {"view_crashed": n, "closed": n}, r)
+        self.assert_tally_adds_up(r, failed=2 * n)
+
+
 class NotALiveView(unittest.TestCase):
     def test_a_json_api_is_a_clear_page_error(self):
         with Target() as target:
@@ -444,7 +511,9 @@ class MisbehavingLiveView(unittest.TestCase):
   stampede.check("then closed", not ok and err.kind == "closed")
 """, options='vus = 1, duration = "50ms", graceful_stop = "10s"')
         assert_checks_pass(self, r)
-        self.assertEqual(set(reasons(r, "live.event.errors")), {"view_crashed"}, r)
+        # The click on the crashed view is counted too.
+        n = r.metric("iterations")["count"]
+        self.assertEqual(reasons(r, "live.event.errors"), {"view_crashed": n, "closed": n}, r)
 
     def test_components_that_leave_the_page_are_destroyed_like_the_browser(self):
         seen = []
