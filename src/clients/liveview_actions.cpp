@@ -60,19 +60,23 @@ void LiveViewSession::change(LiveForm f, Done done) {
   LiveViewTopic* view = joined_view(f.view_id, why);
   if (view == nullptr) return refuse(ids_.event, std::move(done), std::move(why));
   const std::string what = fmt::format("change \"{}\" on {}", f.event, describe(*view));
-  std::optional<lv::Form> form;
-  if (!f.form.empty()) {
-    form = view->rendered.form(f.form);
-    if (!form) return fail_later(std::move(done), LiveOutcome::fail("not_found", what + ": no form matches " + f.form));
-  } else if (auto selector = form_selector("phx-change", f.event)) {
-    form = view->rendered.form(*selector);
+  ActionForm found;
+  if (std::string bad = find_action_form(view->rendered.to_html(lv::RenderOptions{.mark_components = true}),
+                                         "phx-change", f.event, f.form, f.fields, f.field, found);
+      !bad.empty()) {
+    return fail_later(std::move(done), LiveOutcome::fail("not_found", fmt::format("{}: {}", what, bad)));
   }
+  const lv::Form& form = found.form;
   lv::FormChange c;
   c.event = f.event;
-  c.entries = fill_form(form, f.fields, view->used_fields, lv::FormPurpose::Change);
-  c.target = !f.field.empty() ? f.field : (f.fields.empty() ? std::string() : f.fields.front().first);
-  if (form) c.values = lv::form_values(*form);
-  c.cid = f.cid ? f.cid : (form ? target_cid(*view, form->attributes) : std::nullopt);
+  c.entries = fill_form(form, f.fields, view->used_fields, lv::FormPurpose::Change, found.only_name);
+  // _target: the input that changed (an input with its own phx-change is that input).
+  c.target = !f.field.empty()           ? f.field
+             : !found.only_name.empty() ? found.only_name
+             : f.fields.empty()         ? std::string()
+                                        : f.fields.front().first;
+  c.values = lv::form_values(form);
+  c.cid = f.cid ? f.cid : target_cid(*view, form.attributes);
   for (const auto& field : f.fields) view->used_fields.insert(field.first);
   request(*view, "event", lv::form_change_payload(version_, c), f.timeout, &ids_.event, what,
           [done = std::move(done)](LiveOutcome o, bool) { done(o); });
@@ -83,24 +87,22 @@ void LiveViewSession::submit(LiveForm f, Done done) {
   LiveViewTopic* view = joined_view(f.view_id, why);
   if (view == nullptr) return refuse(ids_.event, std::move(done), std::move(why));
   const std::string what = fmt::format("submit \"{}\" on {}", f.event, describe(*view));
-  std::optional<lv::Form> form;
-  if (!f.form.empty()) {
-    form = view->rendered.form(f.form);
-    if (!form) return fail_later(std::move(done), LiveOutcome::fail("not_found", what + ": no form matches " + f.form));
-  } else if (auto selector = form_selector("phx-submit", f.event)) {
-    form = view->rendered.form(*selector);
+  ActionForm found;
+  if (std::string bad = find_action_form(view->rendered.to_html(lv::RenderOptions{.mark_components = true}),
+                                         "phx-submit", f.event, f.form, f.fields, {}, found);
+      !bad.empty()) {
+    return fail_later(std::move(done), LiveOutcome::fail("not_found", fmt::format("{}: {}", what, bad)));
   }
+  const lv::Form& form = found.form;
   lv::FormSubmit s;
   s.event = f.event;
   s.entries = fill_form(form, f.fields, view->used_fields, lv::FormPurpose::Submit);
-  if (form) s.values = lv::form_values(*form);
-  s.cid = f.cid ? f.cid : (form ? target_cid(*view, form->attributes) : std::nullopt);
+  s.values = lv::form_values(form);
+  s.cid = f.cid ? f.cid : target_cid(*view, form.attributes);
   // A submitted form counts as used everywhere (phx-has-submitted).
   for (const auto& field : f.fields) view->used_fields.insert(field.first);
-  if (form) {
-    for (const auto& control : form->controls)
-      if (!control.name.empty()) view->used_fields.insert(control.name);
-  }
+  for (const auto& control : form.controls)
+    if (!control.name.empty()) view->used_fields.insert(control.name);
   request(*view, "event", lv::form_submit_payload(version_, s), f.timeout, &ids_.event, what,
           [done = std::move(done)](LiveOutcome o, bool) { done(o); });
 }

@@ -23,8 +23,9 @@ struct LiveOutcome {
   //   view_crashed   the LiveView process crashed (phx_error) while the call waited
   //   timeout        no reply in time
   //   closed         the socket or the LiveView channel went away
-  //   not_found      the element, form, upload input or nested LiveView the call names is not on
-  //                  the page (a scenario mistake: not counted in any metric)
+  //   not_found      the element, form, form field, upload input or nested LiveView the call names
+  //                  is not on the page (a scenario mistake, found before anything is sent: not
+  //                  counted in any metric)
   std::string failure;
   std::string message;        // a sentence for people, naming the URL or topic
   std::string reason;         // the word counted in the metric's errors ("" when not counted)

@@ -9,6 +9,8 @@
 //                  container (lv:<id>) with the browser's join payload, then every nested
 //                  LiveView the joined views render (§5.9).
 //   event/change/submit   "event" pushes; the reply's diff is merged, its reply map returned.
+//                  A change or submit fills the form bound to its event (clients/liveview_forms.hpp):
+//                  no such form, or a value for a field it lacks, fails not_found before sending.
 //                  An action on a view that is gone fails `closed` and is counted (refuse).
 //   patch(url)     live_patch; a URL another LiveView owns falls back to navigate, as the browser.
 //   navigate(url)  phx_leave + rejoin of the same topic with "redirect" and the old tokens (§5.8),

@@ -172,6 +172,48 @@ class DialectTests:
         self.assertGreater(r.metric("live.navigate")["count"], 0, r)
         self.assertEqual(r.metric("live.navigate.errors")["count"], 0, r)
 
+    def test_misspelled_form_events_and_fields_raise_before_anything_is_sent(self):
+        # As Phoenix.LiveViewTest does: no form bound to the event, or a value for a field the
+        # form does not have, is a scenario mistake named in a Lua error, not a request that no
+        # browser could send (the server would crash on "validat", or read "post[titel]").
+        r = self.run_body("""
+  local view = live.connect(BASE .. "/posts/new", OPTS)
+  local function fails(label, needles, fn, ...)
+    local ok, err = pcall(fn, view, ...)
+    local good = not ok and type(err) == "table" and err.kind == "not_found"
+    for _, needle in ipairs(needles) do
+      good = good and err.message:find(needle, 1, true) ~= nil
+    end
+    stampede.check(label, good)
+    if not good then print(label, ok, tostring(err)) end
+  end
+  fails("change: no form for the event", {'phx-change="validat"', 'phx-change="validate"', "#post-form"},
+        view.change, "validat", { post = { title = "x" } })
+  fails("submit: no form for the event", {'phx-submit="sav"', 'phx-submit="save"'},
+        view.submit, "sav", { post = { title = "x" } })
+  fails("change: unknown field", {'"post[titel]"', "post[title]", "post[body]"},
+        view.change, "validate", { post = { titel = "typo" } })
+  fails("submit: unknown field", {'"post[titel]"', "post[title]"},
+        view.submit, "save", { post = { titel = "typo" } })
+  fails("change: unknown field in a form given by selector", {'"post[titel]"'},
+        view.change, "validate", { post = { titel = "typo" } }, { form = "#post-form" })
+  fails("change: unknown target field", {'"post[titel]"'},
+        view.change, "validate", { post = { title = "x" } }, { field = "post[titel]" })
+  fails("change: no form matches the selector", {"#no-such-form"},
+        view.change, "validate", { post = { title = "x" } }, { form = "#no-such-form" })
+  -- Nothing was sent: the view is alive, and what worked before still works.
+  view:change("validate", { post = { title = " " } })
+  stampede.check("found by its event", view:text(".error") == "can't be blank")
+  view:change("validate", { post = { title = "ok" } }, { form = "#post_title" })
+  stampede.check("found around an input given by selector", view:text(".error") == nil)
+  view:change("validate", "post%5Btitle%5D=+")
+  stampede.check("url-encoded values", view:text(".error") == "can't be blank")
+""", options='vus = 1, duration = "50ms", graceful_stop = "10s"')
+        assert_checks_pass(self, r)
+        pages = r.metric("live.page")["count"]
+        self.assertEqual(r.metric("live.event")["count"], 3 * pages, r)
+        self.assertEqual(r.metric("live.event.errors")["count"], 0, r)
+
     def test_patch_then_navigate_over_the_same_socket(self):
         r = self.run_body("""
   local view = live.connect(BASE .. "/posts", OPTS)

@@ -84,9 +84,71 @@ TEST(LiveViewForms, CheckboxesRadiosAndSelectsTakeTheirValues) {
             "tags%5B%5D=a&tags%5B%5D=b&agree=on&size=l&color=blue&items%5B%5D=1&items%5B%5D=2&items%5B%5D=3");
 }
 
-TEST(LiveViewForms, FormSelectorsQuoteTheEventAndRefuseWhatCannotBeQuoted) {
-  EXPECT_EQ(form_selector("phx-change", "validate"), R"(form[phx-change="validate"])");
-  EXPECT_EQ(form_selector("phx-submit", "say \"hi\""), std::nullopt);
+constexpr std::string_view kPage = R"(<main><h1>New post</h1>
+<form phx-submit="save" phx-change="validate" id="post-form">
+  <input type="text" id="post_title" name="post[title]" value="">
+  <textarea id="post_body" name="post[body]"></textarea>
+  <input type="text" name="post[slug]" disabled>
+  <button type="submit">Save</button>
+</form>
+<form id="search" phx-submit="[[&quot;push&quot;,{&quot;event&quot;:&quot;search&quot;}]]">
+  <input type="text" name="q" value="">
+  <select name="sort" phx-change="sort"><option value="new">New</option></select>
+</form></main>)";
+
+TEST(LiveViewForms, TheFormIsFoundByItsEvent) {
+  ActionForm found;
+  ASSERT_EQ(find_action_form(kPage, "phx-change", "validate", "", {{"post[title]", "Hi"}}, "", found), "");
+  EXPECT_EQ(*lv::find_attribute(found.form.attributes, "id"), "post-form");
+  EXPECT_EQ(found.only_name, "");
+  ASSERT_EQ(find_action_form(kPage, "phx-submit", "save", "", {}, "", found), "");
+  EXPECT_EQ(*lv::find_attribute(found.form.attributes, "id"), "post-form");
+}
+
+TEST(LiveViewForms, AJsPushIsTheFormsEvent) {
+  ActionForm found;
+  ASSERT_EQ(find_action_form(kPage, "phx-submit", "search", "", {{"q", "x"}}, "", found), "");
+  EXPECT_EQ(*lv::find_attribute(found.form.attributes, "id"), "search");
+}
+
+TEST(LiveViewForms, AnInputWithItsOwnPhxChangeSendsItsFieldAlone) {
+  ActionForm found;
+  ASSERT_EQ(find_action_form(kPage, "phx-change", "sort", "", {{"sort", "new"}}, "", found), "");
+  EXPECT_EQ(*lv::find_attribute(found.form.attributes, "id"), "search");
+  EXPECT_EQ(found.only_name, "sort");
+  const auto entries = fill_form(found.form, {{"sort", "new"}}, {}, lv::FormPurpose::Change, found.only_name);
+  EXPECT_EQ(lv::encode_form_entries(entries, false), "sort=new");
+}
+
+TEST(LiveViewForms, AMisspelledEventNamesTheFormsOnThePage) {
+  ActionForm found;
+  const std::string error = find_action_form(kPage, "phx-change", "validat", "", {{"post[title]", "x"}}, "", found);
+  EXPECT_NE(error.find(R"(no form with phx-change="validat")"), std::string::npos) << error;
+  EXPECT_NE(error.find(R"(form#post-form phx-change="validate" phx-submit="save")"), std::string::npos) << error;
+  EXPECT_NE(error.find("form#search"), std::string::npos) << error;
+  EXPECT_NE(find_action_form("<p>no forms</p>", "phx-submit", "save", "", {}, "", found).find("the view has no form"),
+            std::string::npos);
+}
+
+TEST(LiveViewForms, AnUnknownOrDisabledFieldNamesTheFormsFields) {
+  ActionForm found;
+  std::string error = find_action_form(kPage, "phx-change", "validate", "", {{"post[titel]", "x"}}, "", found);
+  EXPECT_EQ(error, R"(form#post-form phx-change="validate" phx-submit="save" has no enabled input, select or )"
+                   R"(textarea named "post[titel]" (its fields: "post[title]", "post[body]"))");
+  error = find_action_form(kPage, "phx-change", "validate", "", {{"post[slug]", "x"}}, "", found);
+  EXPECT_NE(error.find(R"(named "post[slug]")"), std::string::npos) << error;
+  error = find_action_form(kPage, "phx-change", "validate", "", {{"post[title]", "x"}}, "post[titel]", found);
+  EXPECT_NE(error.find(R"(named "post[titel]")"), std::string::npos) << error;
+  error = find_action_form(kPage, "phx-change", "validate", "#post-form", {{"post[titel]", "x"}}, "", found);
+  EXPECT_NE(error.find(R"(named "post[titel]")"), std::string::npos) << error;
+}
+
+TEST(LiveViewForms, ASelectorFindsTheFormOrTheFormAroundAnInput) {
+  ActionForm found;
+  ASSERT_EQ(find_action_form(kPage, "phx-change", "anything", "#post_title", {{"post[body]", "b"}}, "", found), "");
+  EXPECT_EQ(*lv::find_attribute(found.form.attributes, "id"), "post-form");
+  const std::string error = find_action_form(kPage, "phx-change", "validate", "#nope", {}, "", found);
+  EXPECT_NE(error.find("no form matches #nope"), std::string::npos) << error;
 }
 
 }  // namespace
