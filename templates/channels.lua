@@ -21,6 +21,7 @@ local scenario = {
   name = "{{name}}",
   options = {
     -- Ramp up to 50 users, hold, ramp down: each stage moves the user count in a line.
+    -- `--vus N --duration D` on the command line replaces them (N users throughout).
     stages = { { "10s", 50 }, { "30s", 50 }, { "5s", 0 } },
     thresholds = {
       { "ws.connect", p95 = 500 },                 -- the socket's handshake, ms
