@@ -1,6 +1,8 @@
 #include "proto/duration.hpp"
 
 #include <array>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 
@@ -146,6 +148,17 @@ std::optional<Nanos> parse_duration(std::string_view text, std::string* error) {
     total += *part;
   }
   return total;
+}
+
+std::optional<Nanos> duration_from_ms(double ms, std::string* error) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", ms);
+  if (std::isnan(ms)) return fail(error, "bad duration nan: expected a number of milliseconds, 0 or more");
+  if (ms < 0) return fail(error, bad(text, "a duration cannot be negative"));
+  // Compared in double: a cast of infinity or of 1e20 to Nanos is undefined.
+  if (!(ms * static_cast<double>(kMilli) <= static_cast<double>(kMaxDuration)))
+    return fail(error, "bad duration " + std::string(text) + " (ms): longer than 100 days, the most Stampede accepts");
+  return static_cast<Nanos>(ms * static_cast<double>(kMilli));
 }
 
 std::string format_duration(Nanos d) {

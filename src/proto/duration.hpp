@@ -11,6 +11,9 @@ namespace stampede::proto {
 
 // Returns nullopt and sets `error` (when given) to a sentence saying what was expected.
 std::optional<Nanos> parse_duration(std::string_view text, std::string* error = nullptr);
+// A number of milliseconds, as scenarios write durations (250, 1.5): nullopt with `error`
+// set for a negative one, NaN, infinity, or more than parse_duration accepts (100 days).
+std::optional<Nanos> duration_from_ms(double ms, std::string* error = nullptr);
 // "1.5s", "250ms", "1m30s": the shortest exact-enough form, for messages and reports.
 std::string format_duration(Nanos d);
 

@@ -38,12 +38,12 @@ void run_module_lua(lua_State* L, const char* source, const char* chunk_name) {
 
 Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
   if (lua_isnoneornil(L, index)) return fallback;
-  if (lua_type(L, index) == LUA_TNUMBER) {
-    const double ms = lua_tonumber(L, index);
-    if (ms < 0) luaL_error(L, "%s: a duration cannot be negative", fn);
-    return static_cast<Nanos>(ms * kMilli);
-  }
   std::string error;
+  if (lua_type(L, index) == LUA_TNUMBER) {
+    auto d = proto::duration_from_ms(lua_tonumber(L, index), &error);
+    if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
+    return *d;
+  }
   auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
   if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
   return *d;

@@ -4,6 +4,9 @@
 #include <boost/json/serialize.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstring>
+#include <iterator>
 #include <lua.hpp>
 #include <string>
 #include <utility>
@@ -32,10 +35,34 @@ bool has_header(const Pairs& headers, std::string_view name) {
   return false;
 }
 
+constexpr const char* kRequestOptions[] = {"headers", "query", "body",     "json",    "form",
+                                           "timeout", "redirects", "name", "insecure"};
+
+// A misspelt option (`timeoutt`, `header`) would otherwise be ignored without a word, and
+// the request sent without what the scenario meant it to carry. So would all but one of
+// body, json and form.
+void check_option_names(lua_State* L, int index) {
+  int bodies = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pop(L, 1);
+    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+    const auto known = key != nullptr && std::any_of(std::begin(kRequestOptions), std::end(kRequestOptions),
+                                                     [&](const char* k) { return std::strcmp(k, key) == 0; });
+    if (!known) {
+      luaL_error(L, "http: unknown option %s: expected headers, query, body, json, form, timeout, redirects, name or "
+                 "insecure", key != nullptr ? lua_pushfstring(L, "\"%s\"", key) : luaL_typename(L, -1));
+    }
+    if (std::strcmp(key, "body") == 0 || std::strcmp(key, "json") == 0 || std::strcmp(key, "form") == 0) ++bodies;
+  }
+  if (bodies > 1) luaL_error(L, "http: give one of body, json or form, not several");
+}
+
 // Reads the options table at `index` into `req`. Errors are Lua errors with the option name.
 void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
   if (lua_isnil(L, index)) return;
   if (!lua_istable(L, index)) luaL_error(L, "http: the options must be a table");
+  check_option_names(L, index);
   lua_getfield(L, index, "headers");
   req.headers = pairs_arg(L, lua_gettop(L), "http", "headers");
   lua_pop(L, 1);
@@ -75,21 +102,19 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
   lua_pop(L, 1);
 
   lua_getfield(L, index, "timeout");
-  if (lua_type(L, -1) == LUA_TNUMBER) {
-    req.timeout = static_cast<Nanos>(lua_tonumber(L, -1) * kMilli);
-  } else if (lua_type(L, -1) == LUA_TSTRING) {
-    std::string error;
-    auto d = proto::parse_duration(lua_tostring(L, -1), &error);
-    if (!d) luaL_error(L, "http: timeout: %s", error.c_str());
-    req.timeout = *d;
-  }
+  if (!lua_isnil(L, -1)) req.timeout = duration_arg(L, lua_gettop(L), "http: timeout", req.timeout);
   lua_pop(L, 1);
 
   lua_getfield(L, index, "redirects");
   if (lua_type(L, -1) == LUA_TBOOLEAN) {
     req.max_redirects = lua_toboolean(L, -1) ? 10 : 0;
   } else if (lua_type(L, -1) == LUA_TNUMBER) {
-    req.max_redirects = static_cast<int>(lua_tonumber(L, -1));
+    const double n = lua_tonumber(L, -1);
+    if (!(n >= 0) || n != std::floor(n) || n > 1000)
+      luaL_error(L, "http: redirects is true, false or how many to follow (0-1000), not %s", lua_tostring(L, -1));
+    req.max_redirects = static_cast<int>(n);
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "http: redirects is true, false or how many to follow, not a %s", luaL_typename(L, -1));
   }
   lua_pop(L, 1);
 

@@ -1,5 +1,6 @@
 // `stampede`: checks, custom metrics, sleep, clock and environment.
 #include <boost/asio/steady_timer.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <lua.hpp>
 #include <string>
@@ -37,8 +38,11 @@ int l_check(lua_State* L) {
 
 int l_record(lua_State* L) {
   const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Timing);
-  const double ms = luaL_checknumber(L, 2);
-  sink(L).record(id, static_cast<Nanos>(ms * kMilli));
+  // A negative or NaN time would be recorded as 0 ns, silently.
+  std::string error;
+  const auto d = proto::duration_from_ms(luaL_checknumber(L, 2), &error);
+  if (!d) return luaL_error(L, "stampede.record: %s", error.c_str());
+  sink(L).record(id, *d);
   return 0;
 }
 
@@ -51,7 +55,10 @@ int l_record_ns(lua_State* L) {
 int l_increment(lua_State* L) {
   const metrics::MetricId id = metric_id(L, 1, metrics::Kind::Counter);
   const double n = luaL_optnumber(L, 2, 1);
-  if (n < 0) return luaL_error(L, "stampede.increment: the amount cannot be negative (%f)", n);
+  // A counter counts whole things: 1.5 used to count 1 without a word.
+  if (!(n >= 0) || n != std::floor(n) || n > 9.0e15)
+    return luaL_error(L, "stampede.increment: the amount is a whole number, 0 or more, not %s",
+                      lua_tostring(L, 2));
   sink(L).add(id, static_cast<std::uint64_t>(n));
   return 0;
 }
@@ -63,7 +70,7 @@ void wake_from_sleep(void* arg) {
 }
 
 int l_sleep(lua_State* L) {
-  luaL_checkany(L, 1);
+  if (lua_isnoneornil(L, 1)) return luaL_error(L, "stampede.sleep: expected a duration, such as 500 (ms) or \"2s\"");
   const Nanos d = duration_arg(L, 1, "stampede.sleep", 0);
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "stampede.sleep");

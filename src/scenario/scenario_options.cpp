@@ -27,9 +27,7 @@ Nanos read_duration(lua_State* L, int index, const std::string& where) {
   std::string error;
   std::optional<Nanos> d;
   if (lua_type(L, index) == LUA_TNUMBER) {
-    const double ms = lua_tonumber(L, index);
-    if (ms < 0) throw ScenarioError(fmt::format("{}: a duration cannot be negative ({})", where, ms));
-    d = static_cast<Nanos>(ms * kMilli);
+    d = proto::duration_from_ms(lua_tonumber(L, index), &error);
   } else if (lua_type(L, index) == LUA_TSTRING) {
     d = proto::parse_duration(lua_tostring(L, index), &error);
   } else {

@@ -1,5 +1,6 @@
 """The HTTP client end to end through the Lua API: cookies, redirects, gzip, chunked,
 query and form encoding, named requests, status errors, repeated headers."""
+import re
 import unittest
 
 from harness import Target, WsServer, run, write_scenario, main
@@ -99,6 +100,25 @@ return {{ options = {{ vus = 1, duration = "300ms", thresholds = {{ {thresholds}
            stampede.check("single header as is", res.headers["content-length"] == "2")
 """)
         self.assertAllChecksPass(r)
+
+    def test_bad_option_values_are_lua_errors_not_silent_defaults(self):
+        # Each used to be accepted: the option ignored, NaN recorded as 0 ns, sleep(nil) and
+        # sleep(math.huge) returning at once, 1.5 counted as 1, json winning over body.
+        cases = {
+            'http.get(base .. "/api/posts", { timeoutt = 5 })': 'http: unknown option "timeoutt"',
+            'http.post(base .. "/api/posts", { json = {}, body = "x" })': "http: give one of body, json or form",
+            'http.get(base .. "/api/posts", { redirects = -1 })': "http: redirects is true, false or how many",
+            'http.get(base .. "/api/posts", { timeout = -5 })': "http: timeout: bad duration",
+            'stampede.record("x", 0/0)': "stampede.record: bad duration nan",
+            'stampede.record("x", -1)': "a duration cannot be negative",
+            'stampede.sleep(nil)': "stampede.sleep: expected a duration",
+            'stampede.sleep(math.huge)': "longer than 100 days",
+            'stampede.increment("c", 1.5)': "stampede.increment: the amount is a whole number",
+        }
+        for call, message in cases.items():
+            r = self.check_all(f"           {call}")
+            self.assertEqual(r.code, 0, r)
+            self.assertRegex(r.out, r"scenario\.lua:7: .*" + re.escape(message), call + "\n" + r.out)
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -100,6 +101,25 @@ TEST(FormatDuration, CompactForms) {
       {-1500 * kMilli, "-1.5s"},
   };
   for (const auto& [d, text] : cases) EXPECT_EQ(format_duration(d), text) << d;
+}
+
+TEST(DurationFromMs, NumbersAreMilliseconds) {
+  EXPECT_EQ(duration_from_ms(250), 250 * kMilli);
+  EXPECT_EQ(duration_from_ms(1.5), 1500 * kMicro);
+  EXPECT_EQ(duration_from_ms(0), 0);
+}
+
+TEST(DurationFromMs, RejectsWhatACastWouldGetWrong) {
+  // NaN and negatives were recorded as 0 ns or slept as 0; infinity and 1e20 ms cast to
+  // Nanos are undefined (a 1e20 ms run said "the load lasts no time at all").
+  for (double ms : {std::nan(""), -1.0, std::numeric_limits<double>::infinity(), 1e20, 101.0 * 24 * 3600 * 1000}) {
+    std::string error;
+    EXPECT_FALSE(duration_from_ms(ms, &error).has_value()) << ms;
+    EXPECT_NE(error.find("bad duration"), std::string::npos) << error;
+  }
+  std::string error;
+  duration_from_ms(1e20, &error);
+  EXPECT_NE(error.find("longer than 100 days"), std::string::npos) << error;
 }
 
 TEST(FormatDuration, ExtremesDoNotOverflow) {
