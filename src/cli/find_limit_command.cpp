@@ -182,7 +182,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   conclude(found, settings);
 
   if (const std::string failed = run_teardown(sc, registry); !failed.empty()) staircase.output().warn(failed);
-  // The whole staircase's figures; the thresholds are judged per step, below.
+  // The whole staircase's figures; the thresholds are judged per step, above.
   std::lock_guard summary(summary_lock());
   staircase.output().finish(duration, {});
   result = staircase.output().result();
@@ -190,6 +190,9 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
                                        std::max(1e-9, static_cast<double>(duration) / kSecond),
                                        report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
   result.find_limit = found;
+  // The thresholds as judged where the verdict was decided (docs/design/012): the results
+  // file, JUnit and the HTML report show what held at the limit, or what broke.
+  if (const report::FindLimitStep* decided = report::verdict_step(found)) result.thresholds = decided->thresholds;
   std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator);
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);

@@ -37,6 +37,18 @@ std::string first_broken(const FindLimitStep& step) {
   return {};
 }
 
+const FindLimitStep* verdict_step(const FindLimitResult& r) {
+  const auto at = [&r](double level, auto&& status_fits) -> const FindLimitStep* {
+    for (const FindLimitStep& s : r.steps)
+      if (s.level == level && status_fits(s.status)) return &s;
+    return nullptr;
+  };
+  if (r.limit) return at(*r.limit, [](const std::string& status) { return status == "pass"; });
+  if (r.failed_at)
+    return at(*r.failed_at, [](const std::string& status) { return status == "fail" || status == "inconclusive"; });
+  return nullptr;
+}
+
 std::string render_find_limit(const FindLimitResult& r) {
   const bool by_rate = r.by == "rate";
   std::string out = "limit\n" + r.verdict + "\n";
@@ -88,7 +100,8 @@ std::string limit_badge_text(const RunResult& run) {
     const auto& fl = *r.find_limit;
     if (!out.empty()) out += " · ";
     if (fl.limit) {
-      out += "limit " + format_load(*fl.limit, fl.by == "rate");
+      // Every level up to the last one held: the limit is at least that, not that.
+      out += (fl.reached_up_to ? "limit ≥ " : "limit ") + format_load(*fl.limit, fl.by == "rate");
       if (fl.inconclusive) out += " (generator-bound)";
     } else {
       out += fl.inconclusive ? "inconclusive" : "no level held";

@@ -26,10 +26,18 @@ std::string render_find_limit(const FindLimitResult& result);
 std::string render_generator_line(const GeneratorFigures& figures);
 
 // What --badge says for a find-limit run: "limit 4,000 VUs" (one per scenario that searched,
-// joined by " · "), "no level held", or "" for a run without --find-limit.
+// joined by " · "), "limit ≥ 4,000 VUs" when that was the most it was asked to try (the
+// limit is higher, or unknown), "no level held", or "" for a run without --find-limit.
 std::string limit_badge_text(const RunResult& run);
 
 // The first broken threshold of a step, as "metric aggregation <= limit (value)".
 std::string first_broken(const FindLimitStep& step);
+
+// The step whose thresholds stand for the run's verdict (docs/design/012): when a level
+// held, the step at the limit (every threshold passed there: the run passes); when none
+// did, the lowest level that did not hold (what broke there, or where the generator became
+// the bottleneck: the run fails). nullptr when no step was judged. A find-limit run's
+// `thresholds` (results file, JUnit, HTML report) are this step's.
+const FindLimitStep* verdict_step(const FindLimitResult& result);
 
 }  // namespace stampede::report

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "report/find_limit_json.hpp"
+#include "report/find_limit_table.hpp"
 #include "report/json_results.hpp"
 
 namespace stampede::report {
@@ -268,6 +269,10 @@ ScenarioResult read_scenario(const Node& n) {
       section.fail(e.what());
     }
   }
+  // Files written before a find-limit run carried its thresholds have none at the top:
+  // they are the deciding step's (verdict_step), which the file holds.
+  if (r.find_limit && r.thresholds.empty())
+    if (const FindLimitStep* decided = verdict_step(*r.find_limit)) r.thresholds = decided->thresholds;
   return r;
 }
 

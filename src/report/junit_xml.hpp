@@ -11,6 +11,12 @@
 //       <testcase classname="Demo.Api.checks" name="status is 200" time="0"/>
 // Test case names hold the limit but not the measured value, so CI can follow one
 // threshold across runs.
+//
+// A --find-limit run has one more case, `<scenario>.find_limit` "a level held" (failed, with
+// the verdict sentence, when none did; else the verdict is its <system-out>), and its threshold cases are those
+// of the step that decided the verdict (find_limit_table.hpp, verdict_step): all passed at
+// the limit when a level held, or what broke at the lowest level when none did, with the
+// level in the message ("at 10 VUs: http.request p95 = 52.67ms, above 20.00ms").
 #include <string>
 
 #include "report/run_result.hpp"

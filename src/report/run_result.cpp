@@ -5,8 +5,9 @@
 namespace stampede::report {
 
 bool ScenarioResult::passed() const {
-  // A find-limit run passes when it found a level that held.
-  if (find_limit && !find_limit->limit) return false;
+  // A find-limit run passes when it found a level that held (its thresholds are those of
+  // the step that decided it: find_limit_table.hpp, verdict_step).
+  if (find_limit) return find_limit->limit.has_value();
   return std::all_of(thresholds.begin(), thresholds.end(), [](const auto& t) { return t.pass; });
 }
 

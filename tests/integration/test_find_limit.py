@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import unittest
+import xml.etree.ElementTree as ET
 
 from browser_check import artifact, require_browser, run_check
 from harness import Target, main, run, write_scenario, temp_dir
@@ -102,6 +103,64 @@ return {{
                  "--ramp", "1s", "--hold", "1s", "--quiet"])
         self.assertEqual(r.code, 1, r)
         self.assertIn("No level held: 8 VUs already broke http.request p95", r.out, r)
+
+    def test_a_failed_search_carries_the_thresholds_that_broke_to_junit_json_and_html(self):
+        # No level held: the run fails, and CI must see which threshold broke and where.
+        out, junit, html = self.path("r.json"), self.path("j.xml"), self.path("r.html")
+        r = run(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
+                 "--ramp", "1s", "--hold", "1s", "--quiet", "--out", out, "--junit", junit, "--html", html])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn("No level held: 8 VUs already broke http.request p95", r.out, r)
+
+        suite = ET.parse(junit).getroot().find("testsuite")
+        self.assertEqual((suite.get("tests"), suite.get("failures")), ("3", "2"), ET.tostring(suite))
+        cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+        search = cases[("Capacity.find_limit", "a level held")].find("failure")
+        self.assertIsNotNone(search)
+        self.assertIn("No level held: 8 VUs already broke http.request p95", search.get("message"))
+        broke = cases[("Capacity.thresholds", "http.request p95 <= 50.00ms")].find("failure")
+        self.assertIsNotNone(broke)
+        self.assertRegex(broke.get("message"), r"^at 8 VUs: http\.request p95 = [\d.]+ms, above 50\.00ms$")
+        self.assertIsNone(cases[("Capacity.thresholds", "iteration.errors count <= 0")].find("failure"))
+
+        ok, why = validate(out)
+        self.assertTrue(ok, why)
+        with open(out) as f:
+            result = json.load(f)["results"][0]
+        self.assertFalse(result["passed"])
+        step = result["find_limit"]["steps"][0]
+        self.assertEqual((step["level"], step["status"]), (8, "fail"))
+        self.assertEqual(result["thresholds"], step["thresholds"])  # as judged over the step that broke
+        self.assertEqual([(t["metric"], t["pass"]) for t in result["thresholds"]],
+                         [("http.request", False), ("iteration.errors", True)])
+
+        # The report (from the run, and from the saved file) shows them and draws the line.
+        again = self.path("again.html")
+        self.assertEqual(run(["report", out, "--html", again]).code, 0)
+        require_browser()
+        for page, shot in ((html, "find-limit-failed.png"), (again, "find-limit-failed-from-json.png")):
+            run_check(self, "find_limit_thresholds_check.js", "--html", page, "--screenshot", artifact(shot),
+                      "--statuses", "fail,pass", "--line", "latency:http.request=p95 ≤")
+
+    def test_every_level_held_says_at_least_and_passes_in_junit(self):
+        out, junit, badge = self.path("r.json"), self.path("j.xml"), self.path("badge.svg")
+        r = run(["run", self.scenario(), "--find-limit", "--start", "1", "--step", "1", "--up-to", "2",
+                 "--ramp", "1s", "--hold", "1s", "--quiet", "--out", out, "--junit", junit, "--badge", badge])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("Held 2 VUs, the most it was asked to try", r.out, r)
+        with open(badge) as f:
+            svg = f.read()
+        self.assertIn("limit ≥ 2 VUs", svg)  # 2 held; the limit is 2 or more
+        self.assertNotIn("limit 2 VUs", svg)
+        suite = ET.parse(junit).getroot().find("testsuite")
+        self.assertEqual((suite.get("tests"), suite.get("failures")), ("3", "0"), ET.tostring(suite))
+        search = [c for c in suite.iter("testcase") if c.get("classname") == "Capacity.find_limit"][0]
+        self.assertEqual(search.findtext("system-out"), "Held 2 VUs, the most it was asked to try")
+        with open(out) as f:
+            result = json.load(f)["results"][0]
+        self.assertTrue(result["passed"])
+        self.assertEqual(result["thresholds"], result["find_limit"]["steps"][1]["thresholds"])  # at the limit, 2
+        self.assertTrue(all(t["pass"] for t in result["thresholds"]) and len(result["thresholds"]) == 2)
 
     def test_bad_settings_are_usage_errors(self):
         no_thresholds = write_scenario('return { run = function() end }', directory=self.dir, name="none.lua")

@@ -133,5 +133,63 @@ TEST(FindLimitJson, BadgeSaysTheLimit) {
   EXPECT_EQ(limit_badge_text(run), "");
 }
 
+TEST(FindLimitJson, BadgeSaysAtLeastWhenTheTopLevelHeld) {
+  RunResult run;
+  ScenarioResult r;
+  r.find_limit = staircase();
+  r.find_limit->steps[2].status = "pass";
+  r.find_limit->steps[3].status = "pass";
+  r.find_limit->limit = 4000;
+  r.find_limit->failed_at.reset();
+  r.find_limit->reached_up_to = true;
+  run.results.push_back(r);
+  EXPECT_EQ(limit_badge_text(run), "limit ≥ 4,000 VUs");
+}
+
+TEST(FindLimitVerdict, TheLimitsStepWhenALevelHeldElseTheFirstThatDidNot) {
+  FindLimitResult r = staircase();
+  ASSERT_NE(verdict_step(r), nullptr);
+  EXPECT_EQ(verdict_step(r)->level, 2000);  // held: every threshold passed there
+  // A refine probe at the limit is its step.
+  FindLimitStep probe = r.steps[1];
+  probe.level = 2500;
+  probe.refine = true;
+  r.steps.push_back(probe);
+  r.limit = 2500;
+  EXPECT_EQ(verdict_step(r), &r.steps.back());
+
+  r = staircase();
+  r.steps[0].status = "fail";
+  r.steps[0].thresholds = {p95(300, 250)};
+  r.limit.reset();
+  r.failed_at = 1000;
+  ASSERT_NE(verdict_step(r), nullptr);
+  EXPECT_EQ(verdict_step(r)->level, 1000);  // none held: what broke at the lowest level
+  EXPECT_FALSE(verdict_step(r)->thresholds[0].pass);
+
+  r.steps[0].status = "inconclusive";
+  ASSERT_NE(verdict_step(r), nullptr);
+  EXPECT_EQ(verdict_step(r)->level, 1000);
+
+  r.failed_at.reset();  // stopped before any step was judged
+  EXPECT_EQ(verdict_step(r), nullptr);
+}
+
+TEST(FindLimitJson, AFileWithoutTheRunsThresholdsGetsTheDecidingSteps) {
+  RunResult run;
+  ScenarioResult r;
+  r.scenario = "Api";
+  r.find_limit = staircase();
+  r.find_limit->limit.reset();
+  r.find_limit->steps[0].status = "fail";
+  r.find_limit->steps[0].thresholds = {p95(300, 250)};
+  r.find_limit->failed_at = 1000;
+  run.results.push_back(r);
+  const RunResult back = read_results_json(results_json(run));
+  ASSERT_EQ(back.results[0].thresholds.size(), 1u);
+  EXPECT_EQ(back.results[0].thresholds[0].value, 300);
+  EXPECT_FALSE(back.results[0].passed());
+}
+
 }  // namespace
 }  // namespace stampede::report

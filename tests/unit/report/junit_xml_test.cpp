@@ -63,5 +63,56 @@ TEST(JunitXml, SeveralScenariosAddUp) {
   EXPECT_NE(xml.find("<testsuite name=\"Second\""), std::string::npos);
 }
 
+// A --find-limit run where no level held: the search is a failed case, and the thresholds
+// are those of the step that broke, with its level.
+TEST(JunitXml, AFindLimitRunShowsTheSearchAndTheDecidingStepsThresholds) {
+  RunResult run = testing::sample_run();
+  ScenarioResult& r = run.results[0];
+  r.scenario = "FL";
+  r.metrics.clear();
+  FindLimitResult fl;
+  fl.by = "vus";
+  FindLimitStep step;
+  step.level = 10;
+  step.status = "fail";
+  metrics::ThresholdResult p95;
+  p95.spec = {"http.request", "p95", 20, "fl.lua"};
+  p95.judged = true;
+  p95.value = 52.67;
+  metrics::ThresholdResult errors;
+  errors.spec = {"http.request.errors", "count", 0, "fl.lua"};
+  errors.judged = true;
+  errors.pass = true;
+  step.thresholds = {p95, errors};
+  fl.steps = {step};
+  fl.failed_at = 10;
+  fl.verdict = "No level held: 10 VUs already broke http.request p95 <= 20.00ms (52.67ms)";
+  r.find_limit = fl;
+  r.thresholds = step.thresholds;
+  const std::string xml = junit_xml(run);
+  EXPECT_NE(xml.find("<testsuite name=\"FL\" tests=\"3\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("    <testcase classname=\"FL.find_limit\" name=\"a level held\" time=\"0\">\n"
+                     "      <failure type=\"find_limit\" message=\"No level held: 10 VUs already broke http.request "
+                     "p95 &lt;= 20.00ms (52.67ms)\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure type=\"threshold\" message=\"at 10 VUs: http.request p95 = 52.67ms, above 20.00ms\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"FL.thresholds\" name=\"http.request.errors count &lt;= 0\" time=\"0\"/>"),
+            std::string::npos)
+      << xml;
+
+  // A level held: the search passes and says what it found.
+  r.find_limit->limit = 6;
+  r.find_limit->verdict = "Held 6 VUs; 10 VUs broke http.request p95 <= 20.00ms (52.67ms)";
+  const std::string held = junit_xml(run);
+  EXPECT_NE(held.find("    <testcase classname=\"FL.find_limit\" name=\"a level held\" time=\"0\">\n"
+                      "      <system-out>Held 6 VUs; 10 VUs broke http.request p95 &lt;= 20.00ms (52.67ms)</system-out>\n"
+                      "    </testcase>\n"),
+            std::string::npos)
+      << held;
+}
+
 }  // namespace
 }  // namespace stampede::report
