@@ -70,11 +70,41 @@ double iterations_rate(const ScenarioResult& r) {
   return it != nullptr ? it->rate : 0;
 }
 
-double error_rate(const ScenarioResult& r) {
+// The count of counter `name` per finished iteration: the share of iterations that raised
+// for iteration.errors, errors per iteration for the others. A counter the run does not
+// have counted nothing. With no finished iteration, errors count as if there were one.
+double per_iteration(const ScenarioResult& r, std::string_view name) {
   const MetricFigures* it = find_figures(r.metrics, metrics::names::kIterations);
-  const MetricFigures* errors = find_figures(r.metrics, metrics::names::kIterationErrors);
-  if (it == nullptr || it->count == 0) return 0;
-  return static_cast<double>(errors != nullptr ? errors->count : 0) / static_cast<double>(it->count);
+  const MetricFigures* errors = find_figures(r.metrics, name);
+  const std::uint64_t count = errors != nullptr ? errors->count : 0;
+  const std::uint64_t iterations = it != nullptr ? it->count : 0;
+  return static_cast<double>(count) / static_cast<double>(std::max<std::uint64_t>(iterations, 1));
+}
+
+// An error figure, judged in points: worse when it rose by more than `allowed` per 100
+// iterations (for the error rate: percentage points).
+FigureChange error_change(std::string metric, std::string figure, FigureUnit unit, double base, double current,
+                          double allowed) {
+  FigureChange c{std::move(metric), std::move(figure), unit, base, current, change_of(base, current), true, false};
+  // The margin keeps an exact rise of `allowed` (5 of 50 iterations: 0.1 * 100 is
+  // 10.000000000000002) from counting as more than it.
+  c.regression = (current - base) * 100 > allowed + 1e-9;
+  return c;
+}
+
+bool is_error_counter(const MetricFigures& m) {
+  return m.kind == metrics::Kind::Counter && m.name.ends_with(".errors") && m.name != metrics::names::kIterationErrors;
+}
+
+// Every `*.errors` counter of either run, by name.
+std::vector<std::string> error_counters(const ScenarioResult& base, const ScenarioResult& current) {
+  std::vector<std::string> names;
+  for (const auto* r : {&base, &current})
+    for (const MetricFigures& m : r->metrics)
+      if (is_error_counter(m)) names.push_back(m.name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 ScenarioComparison compare_scenario(const ScenarioResult& base, const ScenarioResult& current, double allowed) {
@@ -84,9 +114,13 @@ ScenarioComparison compare_scenario(const ScenarioResult& base, const ScenarioRe
   compare_timings(base, current, allowed, out);
   out.changes.push_back(judged_change(std::string(metrics::names::kIterations), "rate/s", FigureUnit::PerSecond,
                                       iterations_rate(base), iterations_rate(current), false, allowed));
-  const double be = error_rate(base), ce = error_rate(current);
-  out.changes.push_back(
-      {std::string(metrics::names::kIterationErrors), "error rate", FigureUnit::Ratio, be, ce, change_of(be, ce), false, false});
+  const std::string iteration_errors(metrics::names::kIterationErrors);
+  out.changes.push_back(error_change(iteration_errors, "error rate", FigureUnit::Ratio,
+                                     per_iteration(base, iteration_errors), per_iteration(current, iteration_errors),
+                                     allowed));
+  for (const std::string& name : error_counters(base, current))
+    out.changes.push_back(error_change(name, "per iteration", FigureUnit::PerIteration, per_iteration(base, name),
+                                       per_iteration(current, name), allowed));
   return out;
 }
 
@@ -101,17 +135,22 @@ std::string format_figure(FigureUnit unit, double value) {
     case FigureUnit::Nanos: return format_nanos(static_cast<Nanos>(std::llround(value)));
     case FigureUnit::PerSecond: return fmt::format("{:.2f}", value);
     case FigureUnit::Ratio: return fmt::format("{:.2f}%", value * 100);
+    case FigureUnit::PerIteration: return fmt::format("{:.2f}", value);
   }
   return format_number(value);
 }
 
 std::string format_change(const FigureChange& c) {
   if (c.unit == FigureUnit::Ratio) return fmt::format("{:+.2f} pts", (c.current - c.base) * 100);
+  if (c.unit == FigureUnit::PerIteration) return fmt::format("{:+.2f}", c.current - c.base);
   if (!c.change_percent) return "new";
   return fmt::format("{:+.1f}%", *c.change_percent);
 }
 
-std::string verdict_of(const FigureChange& c) { return c.regression ? "slower" : ""; }
+std::string verdict_of(const FigureChange& c) {
+  if (!c.regression) return "";
+  return c.is_error_figure() ? "more errors" : "slower";
+}
 
 std::string escape_markdown(std::string_view text) {
   std::string out;
@@ -186,10 +225,19 @@ void render_only_in(const std::string& what, const std::string& label, const std
 
 }  // namespace
 
-std::size_t Comparison::regressions() const {
+std::size_t Comparison::regressions() const { return slower() + more_errors(); }
+
+std::size_t Comparison::slower() const {
   std::size_t n = 0;
   for (const ScenarioComparison& s : scenarios)
-    for (const FigureChange& c : s.changes) n += c.regression ? 1 : 0;
+    for (const FigureChange& c : s.changes) n += c.regression && !c.is_error_figure() ? 1 : 0;
+  return n;
+}
+
+std::size_t Comparison::more_errors() const {
+  std::size_t n = 0;
+  for (const ScenarioComparison& s : scenarios)
+    for (const FigureChange& c : s.changes) n += c.regression && c.is_error_figure() ? 1 : 0;
   return n;
 }
 
@@ -230,12 +278,30 @@ std::string render_comparison(const Comparison& cmp, CompareFormat format) {
   }
   render_only_in("scenarios", cmp.base_label, cmp.scenarios_only_in_base, markdown, out);
   render_only_in("scenarios", cmp.current_label, cmp.scenarios_only_in_current, markdown, out);
-  const std::size_t n = cmp.regressions();
+  const std::size_t n = cmp.slower();
   const std::string limit = format_number(cmp.max_regression_percent);
   if (n == 0) {
     out += fmt::format("no figure more than {}% slower\n", limit);
   } else {
     out += fmt::format("{} {} more than {}% slower\n", n, n == 1 ? "figure" : "figures", limit);
+  }
+  // Errors that rose, each named: "... rose by more than 10 per 100 iterations:
+  // iteration.errors error rate (0.00% → 80.00%)".
+  if (const std::size_t e = cmp.more_errors(); e > 0) {
+    std::string named;
+    for (const ScenarioComparison& s : cmp.scenarios) {
+      for (const FigureChange& c : s.changes) {
+        if (!c.regression || !c.is_error_figure()) continue;
+        if (!named.empty()) named += ", ";
+        const std::string scenario = cmp.scenarios.size() > 1 ? scenario_title(s) + ": " : std::string();
+        named += fmt::format("{}{} {} ({} → {})", markdown ? escape_markdown(scenario) : scenario,
+                             markdown ? escape_markdown(c.metric) : c.metric, c.figure, format_figure(c.unit, c.base),
+                             format_figure(c.unit, c.current));
+      }
+    }
+    if (markdown) out += '\n';
+    out += fmt::format("{} error {} rose by more than {} per 100 iterations: {}\n", e, e == 1 ? "figure" : "figures",
+                       limit, named);
   }
   return out;
 }

@@ -193,9 +193,12 @@ void add_run_figures(Exposition& e, const Labels& scenario, const ScenarioResult
     f.samples.push_back({name, scenario, value});
   };
   add("stampede_requests_sent_total", "counter", "Requests sent by every client", static_cast<double>(t.sent));
-  add("stampede_requests_completed_total", "counter", "Requests that got their response",
+  add("stampede_requests_completed_total", "counter",
+      "Requests that succeeded: an HTTP response with status below 400, an ok channel reply, a completed WebSocket handshake",
       static_cast<double>(t.completed));
-  add("stampede_requests_failed_total", "counter", "Requests that failed without a response",
+  add("stampede_requests_failed_total", "counter",
+      "Requests that failed: an HTTP response with status 400 or above (404 included), a channel reply that was "
+      "not ok, or no answer at all (refused, reset, timeout, ...)",
       static_cast<double>(t.failed));
   const std::uint64_t done = t.completed + t.failed;
   add("stampede_requests_in_flight", "gauge", "Requests sent and not finished yet",

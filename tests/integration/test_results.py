@@ -4,6 +4,7 @@ official Prometheus Python client's parser), and `stampede compare`. Files are w
 path that cannot be written never loses the summary."""
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -311,6 +312,36 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
         self.assertIn("stampede_generator_cpu_cores", families)
         self.assertGreater(families["stampede_requests_sent"]["samples"][0]["value"], 0)
 
+    def test_request_counters_say_what_they_count(self):
+        # A 404 is an answer, and it is counted as failed: the help text must say so.
+        import urllib.request
+        port = free_port()
+        path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 1, duration = "3s" }},
+         run = function() http.get("{self.target.url}/no-such-page"); require("stampede").sleep(20) end }}
+""")
+        seen = {}
+
+        def scrape_text():
+            time.sleep(1.5)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                seen["text"] = response.read().decode()
+
+        scraper = threading.Thread(target=scrape_text)
+        scraper.start()
+        r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
+        scraper.join()
+        self.assertEqual(r.code, 0, r)
+        text = seen.get("text", "")
+        helps = dict(re.findall(r"^# HELP (stampede_requests_\w+) (.*)$", text, re.M))
+        failed = float(re.search(r"^stampede_requests_failed_total\{.*\} (\S+)$", text, re.M).group(1))
+        self.assertGreater(failed, 0, text)  # the 404s
+        self.assertNotIn("without a response", helps["stampede_requests_failed_total"])
+        self.assertIn("status 400 or above", helps["stampede_requests_failed_total"])
+        self.assertIn("no answer at all", helps["stampede_requests_failed_total"])
+        self.assertIn("status below 400", helps["stampede_requests_completed_total"])
+
     def test_other_paths_are_not_found_and_a_taken_port_is_an_error(self):
         import urllib.error
         import urllib.request
@@ -412,6 +443,37 @@ return {{ name = "Api", options = {{ rate = 50, duration = "2s" }},
         self.assertEqual(r.code, 1, r)
         self.assertRegex(r.out, r"http\.request\s+p99\s+.*\+50\.0%\s+slower")
         self.assertTrue(r.out.endswith("1 figure more than 10% slower\n"), r.out)
+
+    def test_more_errors_than_allowed_is_a_regression_and_names_them(self):
+        def errors(iterations, failed, request_errors):
+            def change(result):
+                m = result["metrics"]
+                m["iterations"]["count"] = iterations
+                m["iteration.errors"]["count"] = failed
+                m["http.request.errors"]["count"] = request_errors
+            return change
+        base = self.crafted("ok50.json", errors(50, 0, 0))
+        worse = self.crafted("err50.json", errors(50, 40, 60))
+        r = run(["compare", base, worse, "--max-regression", "10"])
+        self.assertEqual(r.code, 1, r)
+        self.assertRegex(r.out, r"iteration\.errors\s+error rate\s+0\.00%\s+80\.00%\s+\+80\.00 pts\s+more errors\n")
+        self.assertRegex(r.out, r"http\.request\.errors\s+per iteration\s+0\.00\s+1\.20\s+\+1\.20\s+more errors\n")
+        self.assertTrue(r.out.endswith(
+            "no figure more than 10% slower\n"
+            "2 error figures rose by more than 10 per 100 iterations: iteration.errors error rate (0.00% → 80.00%), "
+            "http.request.errors per iteration (0.00 → 1.20)\n"), r.out)
+        md = run(["compare", base, worse, "--format", "markdown"])
+        self.assertEqual(md.code, 1, md)
+        self.assertIn("| iteration.errors | error rate | 0.00% | 80.00% | +80.00 pts | **more errors** |", md.out)
+
+        # Within the allowance (+4 points, +0.06 per iteration): shown, not a regression.
+        slight = self.crafted("err2.json", errors(50, 2, 3))
+        r = run(["compare", base, slight, "--max-regression", "10"])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"http\.request\.errors\s+per iteration\s+0\.00\s+0\.06\s+\+0\.06\n")
+        self.assertTrue(r.out.endswith("no figure more than 10% slower\n"), r.out)
+        # Fewer errors is never a regression.
+        self.assertEqual(run(["compare", worse, base]).code, 0)
 
     def test_unreadable_and_foreign_files_are_exit_2(self):
         foreign = os.path.join(self.dir, "foreign.json")

@@ -24,6 +24,14 @@ MetricFigures iterations(double rate, std::uint64_t count = 1000) {
   return f;
 }
 
+// The text with each run of spaces as one: rows without their column widths.
+std::string squeezed(const std::string& text) {
+  std::string out;
+  for (const char ch : text)
+    if (ch != ' ' || out.empty() || out.back() != ' ') out += ch;
+  return out;
+}
+
 const FigureChange* change(const Comparison& c, std::string_view metric, std::string_view figure) {
   for (const FigureChange& ch : c.scenarios.at(0).changes)
     if (ch.metric == metric && ch.figure == figure) return &ch;
@@ -64,17 +72,77 @@ TEST(Compare, LowerThroughputBeyondTheLimitIsARegression) {
   EXPECT_EQ(c.regressions(), 1u);
 }
 
-TEST(Compare, ErrorRateIsShownNotJudged) {
-  MetricFigures errors = testing::counter_figures("iteration.errors", 50);
-  const Comparison c =
-      compare_runs(run_with({iterations(100)}), run_with({iterations(100), errors}), 10, "a", "b");
-  const FigureChange* rate = change(c, "iteration.errors", "error rate");
+TEST(Compare, AnErrorRateUpByMoreThanTheAllowedPointsIsARegression) {
+  // 50 of 1,000 iterations raised: +5 points, within 10.
+  const Comparison within = compare_runs(run_with({iterations(100)}),
+                                         run_with({iterations(100), testing::counter_figures("iteration.errors", 50)}),
+                                         10, "a", "b");
+  const FigureChange* rate = change(within, "iteration.errors", "error rate");
   ASSERT_NE(rate, nullptr);
   EXPECT_DOUBLE_EQ(rate->base, 0);
   EXPECT_DOUBLE_EQ(rate->current, 0.05);
-  EXPECT_FALSE(rate->judged);
+  EXPECT_TRUE(rate->judged);
+  EXPECT_FALSE(rate->regression);
+  EXPECT_EQ(within.regressions(), 0u);
+  EXPECT_NE(render_comparison(within, CompareFormat::Text).find("+5.00 pts\n"), std::string::npos);
+
+  // 40 of 50: +80 points.
+  const Comparison worse = compare_runs(run_with({iterations(100, 50)}),
+                                        run_with({iterations(100, 50), testing::counter_figures("iteration.errors", 40)}),
+                                        10, "r1.json", "r1_err.json");
+  ASSERT_TRUE(change(worse, "iteration.errors", "error rate")->regression);
+  EXPECT_EQ(worse.regressions(), 1u);
+  EXPECT_EQ(worse.slower(), 0u);
+  EXPECT_EQ(worse.more_errors(), 1u);
+  const std::string text = render_comparison(worse, CompareFormat::Text);
+  EXPECT_NE(squeezed(text).find("iteration.errors error rate 0.00% 80.00% +80.00 pts more errors\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("no figure more than 10% slower\n"
+                      "1 error figure rose by more than 10 per 100 iterations: iteration.errors error rate "
+                      "(0.00% → 80.00%)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, ARiseOfExactlyTheAllowedPointsIsNot) {
+  // 5 of 50 is 0.1, and 0.1 * 100 is not quite 10 in floating point.
+  const Comparison c = compare_runs(run_with({iterations(1, 50)}),
+                                    run_with({iterations(1, 50), testing::counter_figures("iteration.errors", 5)}), 10,
+                                    "a", "b");
   EXPECT_EQ(c.regressions(), 0u);
-  EXPECT_NE(render_comparison(c, CompareFormat::Text).find("+5.00 pts"), std::string::npos);
+}
+
+TEST(Compare, ErrorCountersPerIterationAreShownAndJudged) {
+  // Requests that failed without their iteration raising (a 404 the scenario did not check).
+  const RunResult base = run_with({iterations(100, 50), testing::counter_figures("http.request.errors", 0),
+                                   testing::counter_figures("channel.join.errors", 1)});
+  const RunResult current = run_with({iterations(100, 50), testing::counter_figures("http.request.errors", 60),
+                                      testing::counter_figures("ws.connect.errors", 2)});
+  const Comparison c = compare_runs(base, current, 10, "a", "b");
+  const FigureChange* http = change(c, "http.request.errors", "per iteration");
+  ASSERT_NE(http, nullptr);
+  EXPECT_DOUBLE_EQ(http->current, 1.2);
+  EXPECT_TRUE(http->regression);  // +120 per 100 iterations
+  const FigureChange* join = change(c, "channel.join.errors", "per iteration");  // absent from current: none
+  ASSERT_NE(join, nullptr);
+  EXPECT_DOUBLE_EQ(join->base, 0.02);
+  EXPECT_DOUBLE_EQ(join->current, 0);
+  EXPECT_FALSE(join->regression);
+  const FigureChange* ws = change(c, "ws.connect.errors", "per iteration");  // +4 per 100 iterations
+  ASSERT_NE(ws, nullptr);
+  EXPECT_FALSE(ws->regression);
+  EXPECT_EQ(c.regressions(), 1u);
+  const std::string text = render_comparison(c, CompareFormat::Text);
+  EXPECT_NE(squeezed(text).find("http.request.errors per iteration 0.00 1.20 +1.20 more errors\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1 error figure rose by more than 10 per 100 iterations: http.request.errors per iteration "
+                      "(0.00 → 1.20)\n"),
+            std::string::npos)
+      << text;
+  const std::string md = render_comparison(c, CompareFormat::Markdown);
+  EXPECT_NE(md.find("| http.request.errors | per iteration | 0.00 | 1.20 | +1.20 | **more errors** |\n"),
+            std::string::npos)
+      << md;
 }
 
 TEST(Compare, IterationLagIsShownNotJudged) {
