@@ -115,11 +115,12 @@ std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos
   });
   p.sent_at = ctx_.clock.now();
   if (closed_ || !open_) {
+    p.counted_sent = false;
     pending_.emplace(ref, std::move(p));
     post([this, ref] {
       ChannelReply r;
       r.failure = "closed";
-      r.message = "the socket is not open";
+      r.message = closed_reason_.empty() ? "the socket is not open" : "the socket is not open (" + closed_reason_ + ")";
       finish(ref, std::move(r));
     });
     return ref;
@@ -452,6 +453,7 @@ void ChannelsSocket::record_outcome(RequestKind kind, const Pending& p, const Ch
                                    : reply.failure;
     if (options_.record_metrics) ctx_.sink.add_error(errors, reason);
   }
+  if (!p.counted_sent) ctx_.sink.request_sent();
   ctx_.sink.request_finished(ok);
 }
 
@@ -491,6 +493,7 @@ void ChannelsSocket::on_closed(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   open_ = false;
+  closed_reason_ = reason;
   heartbeat_timer_.cancel();
   channels_.clear();
   std::vector<std::string> refs;

@@ -118,6 +118,9 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
     Nanos sent_at = 0;
     std::unique_ptr<boost::asio::steady_timer> timer;
     ReplyHandler done;
+    // False for a request the socket was not open to write: it is counted sent when it
+    // fails, so that sent = completed + failed + in flight, as HTTP counts one never written.
+    bool counted_sent = true;
   };
   struct Channel {
     enum class State { Joining, Joined, Leaving, Errored, Closed } state = State::Joining;
@@ -157,6 +160,7 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   Send send_;
   Close close_;
   bool open_ = false;
+  std::string closed_reason_;  // why the socket closed, for requests made after it
   bool closed_ = false;
   std::uint64_t ref_counter_ = 0;
   std::uint64_t seq_ = 0;

@@ -1,6 +1,7 @@
 """stampede.channels end to end against the built-in target's Phoenix socket: what
 phoenix.js does, measured, with every failure a clear error."""
 import json
+import re
 import time
 import unittest
 import urllib.request
@@ -198,6 +199,36 @@ return {{ options = {{ {options} }},
         self.assertEqual(r.code, 0, r)
         self.assertIn("/nowhere/websocket", r.out)
         self.assertIn("404", r.out)
+
+
+class PushOnASocketTheServerClosed(unittest.TestCase):
+    def test_fails_closed_with_the_reason_and_is_counted_sent_and_failed(self):
+        # The push is never written, but it was a request the user made that failed: counted
+        # sent and failed at once, as HTTP counts one it could not write (the tally read
+        # "2 sent, 2 completed, 1 failed"), and the error says why the socket had closed.
+        with Target(extra=("--ws-idle-timeout", "1s")) as target:
+            path = write_scenario(f"""
+local channels = require "stampede.channels"
+local stampede = require "stampede"
+return {{ options = {{ vus = 1, duration = "50ms", graceful_stop = "10s" }},
+         run = function()
+  local socket = channels.connect("{target.url.replace("http://", "ws://")}/socket", {{ heartbeat = false }})
+  socket:join("room:lobby")
+  stampede.sleep(2000)   -- the target closes a socket idle for 1 s
+  local ok, err = pcall(socket.push, socket, "room:lobby", "ping", {{}})
+  stampede.check("closed", not ok and err.kind == "closed")
+  stampede.check("says why", not ok and tostring(err):find("the socket is not open (", 1, true) ~= nil)
+end }}
+""")
+            r = run(["run", path, "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("100.00%  (1 / 1)", r.out.split("checks", 1)[1].splitlines()[1], r)
+        self.assertIn("100.00%  (1 / 1)", r.out.split("checks", 1)[1].splitlines()[2], r)
+        m = re.search(r"requests: (\d+) sent, (\d+) completed, (\d+) failed, (\d+) in flight", r.out)
+        sent, completed, failed, in_flight = (int(g) for g in m.groups())
+        self.assertEqual((failed, in_flight), (1, 0), r)
+        self.assertEqual(sent, completed + failed, r)
+        self.assertRegex(r.out, r"channel\.push\.errors\s+1\s", r)
 
 
 if __name__ == "__main__":
