@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("base", compare.base, "Results of the reference run, e.g. main.json")->required()->check(CLI::ExistingFile);
   compare_cmd->add_option("current", compare.current, "Results of the run under test, e.g. branch.json")->required()->check(CLI::ExistingFile);
   compare_cmd->add_option("--max-regression", compare.max_regression,
-                          "Exit 1 when a p50/p95/p99 or the throughput got more than this many percent worse")
+                          "Exit 1 when a p50/p95/p99 or the throughput got more than this many percent worse, or an error rate "
+                          "(iterations, or a *.errors counter per iteration) rose by more than this many points")
       ->capture_default_str()->check(check_non_negative_number);
   compare_cmd->add_option("--format", compare.format, "text or markdown (for a pull request comment)")
       ->capture_default_str()->check(CLI::IsMember({"text", "markdown"}));

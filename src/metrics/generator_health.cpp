@@ -38,7 +38,7 @@ GeneratorHealth assess_generator(const MetricTable& window, double window_second
     h.fds_peak = fds->data.gauge_max;
   h.fds_limit = fds_limit;
 
-  const char* tail = "latency above this step measures the load generator, not the server";
+  const char* tail = "latency at this load measures the load generator, not the server";
   if (h.cpu_mean >= kBusyCpuPercent) {
     h.verdict = fmt::format("inconclusive: Stampede used {:.0f}% of its CPU at {}; {}", h.cpu_mean, load, tail);
   } else if (h.loop_delay_p99 && *h.loop_delay_p99 >= kLateLoop) {

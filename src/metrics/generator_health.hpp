@@ -47,7 +47,7 @@ struct GeneratorHealth {
   double fds_peak = 0;
   double fds_limit = 0;  // 0: unknown
   bool bottleneck = false;
-  // "inconclusive: Stampede used 98% of its CPU at 14,000 VUs; latency above this step
+  // "inconclusive: Stampede used 98% of its CPU at 14,000 VUs; latency at this load
   // measures the load generator, not the server" when it was; empty otherwise.
   std::string verdict;
 };

@@ -42,7 +42,7 @@ class GeneratorHealth(unittest.TestCase):
         r = self.pinned(["run", scenario, "--threads", "1", "--quiet", "--out", out])
         self.assertEqual(r.code, 1, r)  # generator.cpu max = 50 fails
         self.assertRegex(r.out, r"inconclusive: Stampede (used \d+% of its CPU|'s event loop ran [0-9.]+ms late)", r)
-        self.assertIn("latency above this step measures the load generator, not the server", r.out)
+        self.assertIn("latency at this load measures the load generator, not the server", r.out)
         self.assertRegex(r.out, r"fail generator\.cpu max <= 50 \(\d+", r.out)
         with open(out) as f:
             result = json.load(f)["results"][0]

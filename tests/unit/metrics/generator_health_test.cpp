@@ -42,7 +42,7 @@ TEST(GeneratorHealth, ABusyCpuNamesTheGenerator) {
   const auto h = assess_generator(window(4, 98, kMilli, 30, r), 4, 20000, "14,000 VUs");
   EXPECT_TRUE(h.bottleneck);
   EXPECT_EQ(h.verdict,
-            "inconclusive: Stampede used 98% of its CPU at 14,000 VUs; latency above this step measures the load "
+            "inconclusive: Stampede used 98% of its CPU at 14,000 VUs; latency at this load measures the load "
             "generator, not the server");
 }
 
