@@ -101,6 +101,18 @@ return {{ options = {{ vus = 2, duration = "1s", thresholds = {{ {thresholds} }}
         self.assertEqual(r.code, 0, r)
         self.assertRegex(r.out, r"scenario\.lua:3: custom failure")
 
+    def test_tables_raised_without_tostring_group_by_their_fields(self):
+        # Each used to be its own message, "table: 0x7feb...", one summary row per iteration.
+        path = self.scenario('{"iteration.errors", count = 1000000}', body=(
+            'error({ code = 42, why = "busy", [1] = true, nested = {} }) '))
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        errors = r.metric("iteration.errors")["count"]
+        self.assertGreater(errors, 1, r)
+        self.assertRegex(r.out, r"scenario\.lua:3: error \{\[1\] = true, code = 42, nested = \{\.\.\.\}, why = \"busy\"\}\s+"
+                         + str(errors), r)
+        self.assertNotIn("table: 0x", r.out)
+
     def test_checks_failed_rate(self):
         path = self.scenario('{"even", failed_rate = 0.1}',
                              body='require("stampede").check("even", vu.iteration % 2 == 0); require("stampede").sleep(5)')
