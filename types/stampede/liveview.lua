@@ -19,8 +19,8 @@
 ---@field target? integer|string A component's cid (`phx-target={@myself}`); default: the element's.
 ---@field element? string A selector for the element clicked.
 ---@field view? string A nested LiveView's id.
----@field field? string `change`/`submit`: the input that changed (default: the first of `values`).
----@field form? string `change`/`submit`: a selector for the form (default `form[phx-change=event]`).
+---@field field? string `change`: the input that changed (default: the first of `values`); must be a field of the form.
+---@field form? string `change`/`submit`: a selector for the form, or for an input in it. Default: the first form whose phx-change/phx-submit is the event (or a `JS.push` of it); for `change`, else the form around an input with its own phx-change bound to the event, and then only that input is sent.
 ---@field timeout? stampede.Duration Default: the view's `event_timeout`.
 
 ---A file for `view:upload`.
@@ -45,7 +45,9 @@
 ---its socket, its joined LiveViews. A reply that navigates raises `live_redirect` or
 ---`redirect` (pass the error to `view:follow`); other failures raise `stampede.error`
 ---objects (`page_error`, `join_error`, `event_error`, `view_crashed`, `timeout`, `not_found`, ...).
----Closed when the iteration ends.
+---An event, patch or upload on a view the server closed or that crashed raises `closed` and is
+---counted (`live.event.errors`, `live.patch.errors` or `live.upload.errors` `closed`, and one
+---failed request); not after the scenario's own `view:close()`. Closed when the iteration ends.
 ---@class stampede.liveview.View
 local View = {}
 
@@ -93,14 +95,17 @@ function View:focus(event, value, opts) end
 function View:hook(event, payload, opts) end
 
 ---A `phx-change`: `values` such as `{ post = { title = "Hi" } }` are typed into the form
----on the page and the whole form is sent as the browser sends it.
+---on the page and the whole form is sent as the browser sends it (see `opts.form` for which
+---form). As in `Phoenix.LiveViewTest`, every name in `values` (and `opts.field`) must be an enabled field of that
+---form: no such form or field raises `not_found` before anything is sent (not counted), its
+---message listing the page's forms or the form's fields.
 ---@param event string
 ---@param values table|string A table or a URL-encoded string.
 ---@param opts? stampede.liveview.EventOptions
 ---@return table|nil reply
 function View:change(event, values, opts) end
 
----A `phx-submit`, the same way as `change`.
+---A `phx-submit`, the same way as `change` (the form is found by its phx-submit).
 ---@param event string
 ---@param values table|string
 ---@param opts? stampede.liveview.EventOptions
