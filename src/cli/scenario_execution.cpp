@@ -74,17 +74,29 @@ PreparedScenario load_scenario(const std::string& path, const RunArgs& args, met
   return s;
 }
 
+namespace {
+
+// "api.lua: setup() failed: <why>", unless the message already starts with the file (a Lua
+// error raised in it carries its file:line): a failure that is not the user's code's, such
+// as setup data JSON cannot hold, must still name the scenario.
+std::string lifecycle_failure(const std::string& path, const char* fn, const std::string& why) {
+  if (why.rfind(path + ":", 0) == 0) return fmt::format("{}() failed: {}", fn, why);
+  return fmt::format("{}: {}() failed: {}", path, fn, why);
+}
+
+}  // namespace
+
 void run_setup(PreparedScenario& s, metrics::Registry& registry) {
   if (!s.has_setup) return;
   auto [ok, value] = run_lifecycle(s.path, "setup", "", registry, s.insecure);
-  if (!ok) throw scenario::ScenarioError(fmt::format("setup() failed: {}", value));
+  if (!ok) throw scenario::ScenarioError(lifecycle_failure(s.path, "setup", value));
   s.setup_data = value;
 }
 
 std::string run_teardown(const PreparedScenario& s, metrics::Registry& registry) {
   if (!s.has_teardown) return {};
   auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure);
-  return ok ? std::string() : fmt::format("teardown() failed: {}", value);
+  return ok ? std::string() : lifecycle_failure(s.path, "teardown", value);
 }
 
 std::string local_host_name() {

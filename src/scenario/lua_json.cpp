@@ -3,6 +3,7 @@
 #include <cmath>
 #include <lua.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stampede::scenario {
@@ -10,9 +11,13 @@ namespace stampede::scenario {
 namespace {
 int null_sentinel_storage;
 
-constexpr int kMaxDepth = 200;
+constexpr std::size_t kMaxDepth = 200;
 
-boost::json::value convert(lua_State* L, int index, const std::string& path, int depth);
+// The tables being converted, outermost first: a table among them is a cycle, which JSON
+// cannot hold (and which would otherwise be reported at a path 200 levels deep).
+using Ancestors = std::vector<std::pair<const void*, std::string>>;
+
+boost::json::value convert(lua_State* L, int index, const std::string& path, Ancestors& ancestors);
 
 // Array when keys are exactly 1..n (n > 0).
 bool is_array(lua_State* L, int index, size_t& length) {
@@ -53,15 +58,28 @@ std::string key_string(lua_State* L, int key_index, const std::string& path) {
                             " at " + path);
 }
 
-boost::json::value convert_table(lua_State* L, int index, const std::string& path, int depth) {
-  if (depth > kMaxDepth) throw JsonConversionError("table nested too deep (or cyclic) at " + path);
+boost::json::value convert_entries(lua_State* L, int index, const std::string& path, Ancestors& ancestors);
+
+boost::json::value convert_table(lua_State* L, int index, const std::string& path, Ancestors& ancestors) {
+  const void* self = lua_topointer(L, index);
+  for (const auto& [table, where] : ancestors) {
+    if (table == self) throw JsonConversionError("cannot encode a cycle: " + path + " is " + where);
+  }
+  if (ancestors.size() >= kMaxDepth) throw JsonConversionError("table nested too deep at " + path);
+  ancestors.emplace_back(self, path);
+  boost::json::value out = convert_entries(L, index, path, ancestors);
+  ancestors.pop_back();
+  return out;
+}
+
+boost::json::value convert_entries(lua_State* L, int index, const std::string& path, Ancestors& ancestors) {
   size_t length = 0;
   if (is_array(L, index, length)) {
     boost::json::array arr;
     arr.reserve(length);
     for (size_t i = 1; i <= length; ++i) {
       lua_rawgeti(L, index, static_cast<int>(i));
-      arr.push_back(convert(L, lua_gettop(L), path + "[" + std::to_string(i) + "]", depth + 1));
+      arr.push_back(convert(L, lua_gettop(L), path + "[" + std::to_string(i) + "]", ancestors));
       lua_pop(L, 1);
     }
     return arr;
@@ -71,13 +89,13 @@ boost::json::value convert_table(lua_State* L, int index, const std::string& pat
   while (lua_next(L, index) != 0) {
     const int value_index = lua_gettop(L);
     std::string key = key_string(L, value_index - 1, path);
-    obj[key] = convert(L, value_index, path + "." + key, depth + 1);
+    obj[key] = convert(L, value_index, path + "." + key, ancestors);
     lua_pop(L, 1);
   }
   return obj;
 }
 
-boost::json::value convert(lua_State* L, int index, const std::string& path, int depth) {
+boost::json::value convert(lua_State* L, int index, const std::string& path, Ancestors& ancestors) {
   switch (lua_type(L, index)) {
     case LUA_TNIL:
       return nullptr;
@@ -96,7 +114,7 @@ boost::json::value convert(lua_State* L, int index, const std::string& path, int
     }
     case LUA_TTABLE:
       if (!lua_checkstack(L, 4)) throw JsonConversionError("Lua stack exhausted at " + path);
-      return convert_table(L, index, path, depth);
+      return convert_table(L, index, path, ancestors);
     case LUA_TLIGHTUSERDATA:
       if (lua_touserdata(L, index) == json_null_sentinel()) return nullptr;
       [[fallthrough]];
@@ -110,7 +128,8 @@ void* json_null_sentinel() { return &null_sentinel_storage; }
 
 boost::json::value lua_to_json(lua_State* L, int index) {
   if (index < 0 && index > LUA_REGISTRYINDEX) index = lua_gettop(L) + index + 1;
-  return convert(L, index, "value", 0);
+  Ancestors ancestors;
+  return convert(L, index, "value", ancestors);
 }
 
 void push_json(lua_State* L, const boost::json::value& v) {

@@ -74,7 +74,14 @@ class BadInput(unittest.TestCase):
 
     def test_setup_that_returns_a_function(self):
         path = write_scenario('return { options = { vus = 1, duration = "1s" }, setup = function() return { f = print } end, run = function() end }', "setup.lua")
-        self.assertUsageError(["run", path], "setup()", "JSON")
+        self.assertUsageError(["run", path], "setup.lua: setup() failed", "JSON")
+
+    def test_setup_that_returns_a_cycle_names_it_once(self):
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, setup = function() local t = { a = {} } '
+                              't.a.up = t return t end, run = function() end }', "cycle.lua")
+        r = self.assertUsageError(["run", path], "cycle.lua: setup() failed",
+                                  "cannot encode a cycle: value.a.up is value")
+        self.assertLess(len(r.err), 400, r)  # it was the path "value.a.up.a.up..." 200 levels deep
 
     def test_bad_target_option(self):
         self.assertUsageError(["target", "--delay", "gaussian:3"], "gaussian:3")

@@ -54,6 +54,22 @@ TEST_F(LuaJson, CyclesAreRejected) {
   EXPECT_THROW(lua_to_json(L, -1), JsonConversionError);
 }
 
+TEST_F(LuaJson, ACycleIsNamedOnceWhereItCloses) {
+  // It used to be found 200 levels down, "value.self.self.self..." hundreds of times over.
+  ASSERT_EQ(luaL_dostring(L, "local t = { a = { b = {} } } t.a.b.up = t.a return t"), 0);
+  try {
+    lua_to_json(L, -1);
+    FAIL() << "expected an error";
+  } catch (const JsonConversionError& e) {
+    EXPECT_STREQ(e.what(), "cannot encode a cycle: value.a.b.up is value.a");
+  }
+}
+
+TEST_F(LuaJson, TheSameTableTwiceIsNoCycle) {
+  ASSERT_EQ(luaL_dostring(L, "local shared = {1} return { x = shared, y = shared }"), 0);
+  EXPECT_EQ(lua_to_json(L, -1), boost::json::parse(R"({"x":[1],"y":[1]})"));
+}
+
 TEST_F(LuaJson, RoundTripKeepsNullsInArrays) {
   push_json(L, boost::json::parse(R"({"list":[1,null,3],"s":"x","n":2.5,"b":false})"));
   const auto back = lua_to_json(L, -1);
