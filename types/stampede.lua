@@ -56,7 +56,7 @@
 ---@class stampede.Vu
 ---@field id integer Unique across workers (and MPI ranks), from 1.
 ---@field iteration integer This VU's iteration, from 0.
----@field data any What `setup` returned.
+---@field data any What `setup` returned, after a trip through JSON (a table that is not a list keeps number keys as strings). One table per worker, shared by its VUs: read it, do not change it (a change would be seen by that worker's VUs only); copy what a VU must change. (docs/design/025)
 
 ---`require "stampede"`: checks, your own metrics, think time, the clock, the environment.
 local stampede = {}
