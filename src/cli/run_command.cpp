@@ -31,6 +31,22 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   return execution.summarise(execution.run(), result);
 }
 
+// Loads every file and checks its load before any runs: a broken second scenario must not
+// cost the first one's whole run (nor start the others of --parallel) before it is found.
+bool all_scenarios_load(const RunArgs& args) {
+  for (const auto& file : args.files) {
+    try {
+      metrics::Registry registry;
+      const PreparedScenario scenario = load_scenario(file, args, registry);
+      if (!args.find_limit.enabled()) engine::build_load_shape(scenario.options, args.overrides, file);
+    } catch (const scenario::ScenarioError& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -41,6 +57,7 @@ int run_command(const RunArgs& args) {
                          "--prometheus to watch the run, and --html for the report\n");
     return 2;
   }
+  if (args.files.size() > 1 && !all_scenarios_load(args)) return 2;
   std::unique_ptr<dashboard::LiveDashboard> dashboard;
   std::unique_ptr<LiveExports> live;
   try {

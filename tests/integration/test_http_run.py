@@ -263,6 +263,18 @@ return {{ options = {{ vus = 1, duration = "200ms" }},
         self.assertEqual(r.code, 0, r)
         self.assertLess(r.out.index("First ran for"), r.out.index("Second ran for"))
 
+    def test_a_broken_file_among_several_stops_them_all_before_any_runs(self):
+        # The broken one used to be found only after the first had run its whole load.
+        good = write_scenario('return { name = "Good", options = { vus = 1, duration = "1s" }, run = function() end }', "good.lua")
+        syntax = write_scenario('return { run = function() local x = ; end }', "syntax.lua")
+        bad_load = write_scenario('return { options = { vus = 1, rate = 5, duration = "1s" }, run = function() end }', "load.lua")
+        for broken, message in ((syntax, "syntax.lua:1:"), (bad_load, "load.lua: options set both a VU load")):
+            for extra in ((), ("--parallel",)):
+                r = run(["run", good, broken, *extra])
+                self.assertEqual(r.code, 2, r)
+                self.assertIn(message, r.err, r)
+                self.assertNotIn("Good ran for", r.out, r)
+
 
 if __name__ == "__main__":
     main()
