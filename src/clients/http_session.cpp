@@ -185,6 +185,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         parser_(session.ctx.take_http_parser()) {}
 
   void start() {
+    started_ = ctx_.clock.now();
     prepare_headers();
     // On the worker's shared timer heap: no Asio wait to allocate, queue and cancel per
     // request. The exchange cancels it when it finishes and, if it is ever destroyed first,
@@ -498,6 +499,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     ctx_.sink.request_finished(false);
     ctx_.sink.add_error(session_->error_metric, reason);
     HttpResponse response = keep_response ? response_from_parser() : HttpResponse{};
+    // How long the scenario waited for nothing (a timeout, a refusal): from the write, or
+    // from the call when it never got that far. A response kept in part has its own.
+    if (response.duration == 0) response.duration = ctx_.clock.now() - (write_started_ != 0 ? write_started_ : started_);
     response.url = current_url();
     response.error = description() + " failed: " + what;
     response.error_reason = std::string(reason);
@@ -552,6 +556,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::unique_ptr<Connection> retired_;  // the stale connection a retry replaced
   std::string head_;
   proto::HttpResponseParser parser_;
+  Nanos started_ = 0;  // when the scenario made the request
   Nanos write_started_ = 0;
   Nanos last_byte_at_ = 0;  // when the read that completed the response returned
   Nanos last_duration_ = 0;

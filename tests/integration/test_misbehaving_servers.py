@@ -53,6 +53,7 @@ return {{ options = {{ vus = 2, duration = "1s" }},
          run = function()
            local res = http.get("{url}", {{ timeout = "{timeout}" }})
            stampede.check("no response", res.status == 0)
+           stampede.record("failed.after", res.duration)
            stampede.sleep(20)
          end }}
 """)
@@ -93,6 +94,9 @@ class MisbehavingServers(unittest.TestCase):
         r = self.run_against(lambda c: stop.wait(5), "timeout", timeout="200ms")
         stop.set()
         self.assertIn("timeout", r.out)
+        # res.duration is how long the request took to fail: the timeout (it read 0).
+        self.assertGreaterEqual(r.metric("failed.after")["p50"], 190, r)
+        self.assertLess(r.metric("failed.after")["p50"], 2000, r)
 
     def test_malformed_url_is_named(self):
         path = write_scenario("""
