@@ -1,6 +1,7 @@
 // `stampede.http`: get/post/put/patch/delete/head/options/request. Builds a
 // clients::HttpRequest from the Lua options, yields, and resumes with a response table.
 #include <boost/json/parse.hpp>
+#include <boost/json/stream_parser.hpp>
 #include <boost/json/serialize.hpp>
 #include <algorithm>
 #include <cctype>
@@ -194,9 +195,23 @@ int l_response_json(lua_State* L) {
   lua_getfield(L, 1, "body");
   size_t n = 0;
   const char* body = lua_tolstring(L, -1, &n);
+  // A stream parser, to say where the body stops being JSON: "not JSON" alone leaves the
+  // user to fetch the body by hand to see what came back instead.
+  boost::json::stream_parser parser;
   boost::system::error_code ec;
-  auto value = boost::json::parse(std::string_view(body ? body : "", n), ec);
-  if (ec) return luaL_error(L, "res:json(): the body is not JSON (%s)", ec.message().c_str());
+  const std::size_t used = parser.write_some(body ? body : "", n, ec);
+  if (!ec) parser.finish(ec);
+  if (ec) {
+    lua_getfield(L, 1, "url");
+    const char* url = lua_tostring(L, -1);
+    const std::string_view text(body ? body : "", n);
+    const std::size_t at = std::min(used, n);
+    std::string near(text.substr(at > 20 ? at - 20 : 0, 40));
+    for (char& c : near) c = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    return luaL_error(L, "res:json(): the body%s%s is not JSON (%s at byte %d of %d, near \"%s\")", url ? " of " : "",
+                      url ? url : "", ec.message().c_str(), static_cast<int>(at), static_cast<int>(n), near.c_str());
+  }
+  auto value = parser.release();
   push_json(L, value);
   lua_pushvalue(L, -1);
   lua_setfield(L, 1, "_json");

@@ -101,6 +101,17 @@ return {{ options = {{ vus = 1, duration = "300ms", thresholds = {{ {thresholds}
 """)
         self.assertAllChecksPass(r)
 
+    def test_json_of_a_body_that_is_not_json_says_where_and_what(self):
+        r = self.check_all("""
+           local res = http.get(base .. "/")
+           local ok, err = pcall(res.json, res)
+           stampede.check("raised", not ok)
+           stampede.check("names the url", tostring(err):find("the body of " .. base .. "/ is not JSON", 1, true) ~= nil)
+           stampede.check("says where", tostring(err):find('at byte 0 of 16, near "stampede target', 1, true) ~= nil)
+           stampede.check("good json still decodes", http.get(base .. "/status/503"):json().status == 503)
+""")
+        self.assertAllChecksPass(r)
+
     def test_bad_option_values_are_lua_errors_not_silent_defaults(self):
         # Each used to be accepted: the option ignored, NaN recorded as 0 ns, sleep(nil) and
         # sleep(math.huge) returning at once, 1.5 counted as 1, json winning over body.
