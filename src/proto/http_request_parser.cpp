@@ -134,6 +134,14 @@ std::size_t HttpRequestParser::feed_head(std::string_view bytes) {
     if (skipped == bytes.size()) return skipped;
     started_ = true;
     bytes.remove_prefix(skipped);
+    // A request starts with its method, a token. Anything else is answered at once, not
+    // after the head fills up or a timeout: a TLS ClientHello (0x16) sent to a plain port
+    // would otherwise leave the client waiting for a handshake that never comes.
+    if (!is_token(bytes.substr(0, 1))) {
+      fail(400, bytes[0] == '\x16' ? "a TLS handshake on a plain HTTP port (use http://, or serve TLS)"
+                                    : "malformed method in the request line");
+      return skipped;
+    }
   }
 
   if (head_.empty()) {

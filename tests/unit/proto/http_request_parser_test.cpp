@@ -92,6 +92,20 @@ TEST(HttpRequestParser, ParsesASimpleGet) {
   EXPECT_TRUE(got[0].keep_alive);
 }
 
+TEST(HttpRequestParser, ATlsHandshakeFailsAtItsFirstByte) {
+  // The start of a TLS ClientHello: no CRLF for hundreds of bytes, so the parser used to wait
+  // for the head to end (or fill up) while the client waited for a handshake.
+  HttpRequestParser parser;
+  const std::string hello("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11);
+  parser.feed(hello);
+  ASSERT_TRUE(parser.failed());
+  EXPECT_EQ(parser.error_status(), 400);
+  EXPECT_NE(parser.error().find("TLS handshake"), std::string::npos) << parser.error();
+  HttpRequestParser binary;
+  binary.feed(std::string_view("\x01GET / HTTP/1.1\r\n", 17));
+  EXPECT_TRUE(binary.failed());
+}
+
 TEST(HttpRequestParser, StopsAtTheEndOfTheRequest) {
   HttpRequestParser parser;
   const std::string wire = "GET / HTTP/1.1\r\n\r\nGET /next HTTP/1.1\r\n\r\n";
