@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "cli/compare_command.hpp"
@@ -38,6 +39,16 @@ struct DurationValidator : CLI::Validator {
 
 Nanos duration_of(const std::string& text) { return *proto::parse_duration(text); }
 
+std::string check_scenario_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return {};
+  if (std::filesystem::is_directory(path, ec)) return path + " is a directory, not a scenario file";
+  // `--find-limit rate` reads "rate" as a file: the flag's value needs the `=`.
+  if (path == "rate" || path == "vus" || path == "scenario")
+    return "no scenario file \"" + path + "\" (to step the " + path + ", write --find-limit=" + path + ")";
+  return "no such file: " + path;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,7 +63,7 @@ int main(int argc, char** argv) {
   std::optional<double> rate;
   std::string duration;
   auto* run_cmd = app.add_subcommand("run", "Run one or more scenario files (one after the other)");
-  run_cmd->add_option("scenarios", run.files, "Scenario files (Lua)")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("scenarios", run.files, "Scenario files (Lua)")->required()->check(check_scenario_file);
   run_cmd->add_option("--vus", vus, "Run this many VUs (closed model), overriding the scenario's load")
       ->check(CLI::Range(0LL, 10'000'000LL));
   run_cmd->add_option("--rate", rate, "Start this many iterations per second (open model), overriding the scenario's load")

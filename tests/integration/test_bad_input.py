@@ -70,7 +70,11 @@ class BadInput(unittest.TestCase):
                               "--max-regression: expected a number, 0 or more")
 
     def test_missing_file(self):
-        self.assertUsageError(["run", "/nonexistent/x.lua"], "/nonexistent/x.lua", "scenarios")
+        self.assertUsageError(["run", "/nonexistent/x.lua"], "scenarios: no such file: /nonexistent/x.lua")
+        self.assertUsageError(["run", "/tmp"], "/tmp is a directory")
+        path = write_scenario('return { options = { vus = 1, duration = "1s" }, run = function() end }')
+        # `--find-limit rate` takes "rate" for a file: say how the flag takes a value.
+        self.assertUsageError(["run", path, "--find-limit", "rate"], "write --find-limit=rate")
 
     def test_setup_that_returns_a_function(self):
         path = write_scenario('return { options = { vus = 1, duration = "1s" }, setup = function() return { f = print } end, run = function() end }', "setup.lua")
