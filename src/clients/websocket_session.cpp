@@ -99,6 +99,14 @@ class BorrowedReadBuffer {
 
 std::string seconds_text(Nanos d) { return proto::format_duration(d); }
 
+// The ws.disconnects reason of a close code that says the peer broke the protocol; empty for
+// the others.
+std::string protocol_reason(std::uint16_t code) {
+  if (code == ws::close_code::kTooBig) return "too big";
+  if (code == ws::close_code::kProtocolError || code == ws::close_code::kInvalidPayload) return "protocol";
+  return {};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -170,7 +178,8 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     return true;
   }
 
-  void close(std::uint16_t code, std::string_view reason, std::string_view disconnect_reason) {
+  void close(std::uint16_t code, std::string_view reason, std::string_view disconnect_reason,
+             bool count_protocol_codes) {
     if (code != ws::close_code::kNoStatus && !ws::is_valid_close_code(code)) {
       throw std::invalid_argument("a WebSocket close code is 1000-1003, 1007-1014 or 3000-4999, not " +
                                   std::to_string(code));
@@ -182,6 +191,9 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     if (state_ != State::Open) return;
     state_ = State::Closing;
     local_disconnect_reason_ = std::string(disconnect_reason);
+    // A close with a code that says the peer broke the protocol (a Phoenix frame that cannot
+    // be decoded) is a disconnect as much as a bad WebSocket frame is: the same reason words.
+    if (local_disconnect_reason_.empty() && count_protocol_codes) local_disconnect_reason_ = protocol_reason(code);
     // Counted now: the owner may destroy the session before the close handshake ends
     // (a heartbeat timeout fails the VU's iteration, whose end destroys its sockets).
     if (!local_disconnect_reason_.empty()) {
@@ -387,7 +399,7 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
       ctx_.sink.add_error(connect_errors_, reason);
     }
     ConnectResult failed;
-    failed.error = "WebSocket connect to " + hs.url + " failed: " + what;
+    failed.error = what;  // the caller's message names the URL (a LiveView one runs to 700 characters)
     failed.error_reason = std::string(reason);
     failed.local_exhaustion = local_exhaustion;
     if (hs.parser.head_complete()) {
@@ -722,7 +734,11 @@ bool WebSocketSession::send_text(std::string_view text) { return connection_->se
 bool WebSocketSession::send_binary(std::string_view bytes) { return connection_->send(Opcode::Binary, bytes); }
 
 void WebSocketSession::close(std::uint16_t code, std::string_view reason, std::string_view disconnect_reason) {
-  connection_->close(code, reason, disconnect_reason);
+  connection_->close(code, reason, disconnect_reason, /*count_protocol_codes=*/true);
+}
+
+void WebSocketSession::close_by_scenario(std::uint16_t code, std::string_view reason) {
+  connection_->close(code, reason, {}, /*count_protocol_codes=*/false);
 }
 
 bool WebSocketSession::is_open() const { return connection_->state() == State::Open; }

@@ -24,8 +24,9 @@
 //                               url, protocol, handshake)
 //   ws.disconnects      Counter by reason: "remote <code>" (the peer closed), "reset" / "closed" /
 //                               "timeout" (the connection dropped), "protocol" / "too big" (the
-//                               peer broke the protocol), or the reason the caller passed to
-//                               close(). An ordinary close() without a reason is not a disconnect.
+//                               peer broke the protocol, found here or by the caller: see
+//                               close()), or the reason the caller passed to close(). An ordinary
+//                               close() without a reason is not a disconnect.
 //   ws.messages         Counter data messages received
 //   ws.messages.sent    Counter data messages sent
 // The handshake is one request in the sink's tally: sent when the upgrade request is
@@ -70,7 +71,8 @@ class WebSocketSession {
 
   struct ConnectResult {
     // Empty on success. Otherwise a sentence for people and a one-word reason (see the
-    // ws.connect.errors metric above).
+    // ws.connect.errors metric above). The sentence does not name the URL: the caller's
+    // message does, once (a LiveView socket URL runs to hundreds of characters).
     std::string error;
     std::string error_reason;
     // Failed for want of file descriptors, source ports or socket memory on this machine
@@ -124,11 +126,17 @@ class WebSocketSession {
 
   // Starts the close handshake: sends a close frame, then waits up to close_timeout for the
   // peer's. on_close follows. `disconnect_reason`, when given, counts this close in
-  // ws.disconnects (e.g. "heartbeat timeout"). While connecting, the attempt ends instead
-  // (done gets reason "closed"). Does nothing once closing or closed. Throws
+  // ws.disconnects (e.g. "heartbeat timeout"). Without one, a close with a code that says the
+  // peer broke the protocol counts too, as the session's own finding would: 1002 (protocol
+  // error) and 1007 (invalid payload) as "protocol", 1009 as "too big" (e.g. the Channels
+  // client closing on a frame that is not valid Phoenix). While connecting, the attempt ends
+  // instead (done gets reason "closed"). Does nothing once closing or closed. Throws
   // std::invalid_argument for a code no close frame may carry (kNoStatus sends none).
   void close(std::uint16_t code = proto::ws::close_code::kNormal, std::string_view reason = {},
              std::string_view disconnect_reason = {});
+  // The scenario's own close (stampede.websocket's socket:close): as close(), but never
+  // counted in ws.disconnects, whatever the code.
+  void close_by_scenario(std::uint16_t code, std::string_view reason);
 
   bool is_open() const;
   State state() const;

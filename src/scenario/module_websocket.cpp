@@ -194,7 +194,7 @@ int l_close(lua_State* L) {
   if (h->closed || !h->session) return 0;
   Vu& vu = require_vu(L, "websocket:close");
   h->wake = [rt, &vu, epoch = vu.epoch, h] { rt->resume(vu, epoch, [](lua_State*) { return 0; }); };
-  h->session->close(code, reason);
+  h->session->close_by_scenario(code, reason);
   return lua_yield(L, 0);
 }
 

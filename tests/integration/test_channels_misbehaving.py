@@ -1,9 +1,11 @@
 """Servers that speak Phoenix badly: each costs an error count with a reason, never a crash
 and never a hang past the timeout."""
+import json
+import os
 import time
 import unittest
 
-from harness import WsServer, ws_frame, ws_read_frames, run, write_scenario, main
+from harness import Target, WsServer, ws_frame, ws_read_frames, run, temp_dir, write_scenario, main
 
 
 def scenario(url, body, options='vus = 1, duration = "600ms"'):
@@ -34,6 +36,30 @@ def reply_to_join_then(behaviour_after_join):
     return serve
 
 
+def answer_join_with(frame, then):
+    """A server that answers the join with `frame`; then "echo close" answers the client's
+    close frame (a clean close handshake), "drop" closes the TCP connection without one."""
+    def serve(conn, head):
+        for opcode, data in ws_read_frames(conn):
+            if opcode == 1 and json.loads(data)[3] == "phx_join":
+                conn.sendall(ws_frame(frame))
+                if then == "drop":
+                    time.sleep(0.2)  # our close frame arrives unread: the server's close is a reset
+                    return
+            elif opcode == 8:
+                conn.sendall(ws_frame(data, opcode=8))
+                return
+    return serve
+
+
+def run_with_results(path, timeout=60):
+    """Runs the scenario with --out: (Result, metrics of the results file)."""
+    out = os.path.join(temp_dir(), "results.json")
+    r = run(["run", path, "--quiet", "--out", out], timeout=timeout)
+    with open(out) as f:
+        return r, json.load(f)["results"][0]["metrics"]
+
+
 class MisbehavingPhoenix(unittest.TestCase):
     def run_against(self, server, body, timeout=60, options='vus = 1, duration = "600ms"'):
         with server:
@@ -50,6 +76,60 @@ class MisbehavingPhoenix(unittest.TestCase):
         self.assertRegex(r.out, r"failed\s+100\.00%")
         self.assertIn("invalid Phoenix frame", r.out + r.err) if "invalid" in r.out else None
         self.assertRegex(r.out, r"channel\.join\.errors\s+[1-9]")
+
+    def test_invalid_phoenix_frame_is_a_protocol_disconnect(self):
+        # The client closes with 1002 "invalid Phoenix frame": a disconnect the server caused,
+        # counted once under "protocol" (it was not counted at all after a clean close
+        # handshake, and as "reset"/"closed" when the server then dropped the connection).
+        for then in ("echo close", "drop"):
+            with self.subTest(then=then), WsServer(answer_join_with("this is not json", then)) as server:
+                r, metrics = run_with_results(scenario(server.url + "/socket", """
+  local ok, err = pcall(function() channels.connect(URL):join("room:x") end)
+  stampede.check("closed", not ok and err.kind == "closed")
+  stampede.check("says why", not ok and tostring(err):find("the server sent an invalid Phoenix frame", 1, true) ~= nil)
+  stampede.sleep(20)
+""", options='vus = 1, duration = "300ms", graceful_stop = "5s"'))
+                self.assertEqual(r.code, 0, r)
+                self.assertRegex(r.out, r"closed\s+100\.00%")
+                self.assertRegex(r.out, r"says why\s+100\.00%")
+                connects = metrics["ws.connect"]["count"]
+                self.assertGreater(connects, 0, r)
+                self.assertEqual(metrics["ws.disconnects"]["reasons"], {"protocol": connects}, r)
+                self.assertEqual(metrics["channel.join.errors"]["reasons"], {"closed": connects}, r)
+
+    def test_connect_error_names_the_url_once(self):
+        def not_found(conn, head):
+            conn.sendall(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+        with WsServer(not_found, answer_upgrade=False) as server:
+            r = run(["run", scenario(server.url + "/nowhere", """
+  local ok, err = pcall(channels.connect, URL)
+  print("ERROR<" .. tostring(err) .. ">")
+""", options='vus = 1, duration = "50ms"'), "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        message = r.out.split("ERROR<", 1)[1].split(">\n", 1)[0]
+        self.assertIn("404", message)
+        self.assertEqual(message.count(server.url + "/nowhere/websocket"), 1, message)
+
+    def test_liveview_socket_connect_error_names_the_url_once(self):
+        # LiveView runs on this Channels client: a wrong socket_path fails the socket's connect,
+        # and its URL (with the page's tokens in the query: hundreds of characters) was printed
+        # twice.
+        with Target() as target:
+            path = write_scenario(f"""
+local live = require "stampede.liveview"
+return {{ options = {{ vus = 1, duration = "50ms" }},
+         run = function()
+  local ok, err = pcall(live.connect, "{target.url}/counter", {{ socket_path = "/nowhere" }})
+  print("ERROR<" .. tostring(err) .. ">")
+         end }}
+""")
+            r = run(["run", path, "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        message = r.out.split("ERROR<", 1)[1].split(">\n", 1)[0]
+        self.assertIn("404", message)
+        socket_url = target.url.replace("http://", "ws://") + "/nowhere/websocket?"
+        self.assertEqual(message.count(socket_url), 1, message)
+        self.assertEqual(message.count("_csrf_token="), 1, message)
 
     def test_masked_server_frame_is_a_protocol_error(self):
         def masked(conn, head):

@@ -1,10 +1,12 @@
 """stampede.websocket end to end against an independent implementation (the npm `ws`
 server) and the built-in target's /ws echo."""
+import json
 import os
 import subprocess
+import time
 import unittest
 
-from harness import Target, run, write_scenario, main
+from harness import Target, WsServer, run, temp_dir, write_scenario, ws_frame, ws_read_frames, main
 
 JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "js")
 
@@ -102,6 +104,88 @@ return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "3s" }},
   ws:close()
 """)])
         self.assertChecksPass(r)
+
+
+def after_first_message_send(raw):
+    """A server that answers the client's first message with the bytes `raw`, then answers
+    its close frame and closes."""
+    def serve(conn, head):
+        for opcode, data in ws_read_frames(conn):
+            if opcode == 1:
+                conn.sendall(raw)
+            elif opcode == 8:
+                conn.sendall(ws_frame(data, opcode=8))
+                return
+    return serve
+
+
+def echo_then_close(conn, head):
+    for opcode, data in ws_read_frames(conn):
+        if opcode == 8:
+            conn.sendall(ws_frame(data, opcode=8))
+            return
+        conn.sendall(ws_frame(data, opcode=opcode))
+
+
+class ServersThatBreakTheProtocol(unittest.TestCase):
+    """A frame that breaks RFC 6455 ends the connection with 1002, counted once in
+    ws.disconnects under "protocol"; the scenario's own close is never a disconnect."""
+
+    def run_against(self, server, body, options='vus = 1, duration = "300ms", graceful_stop = "5s"'):
+        path = write_scenario(f"""
+local websocket = require "stampede.websocket"
+local stampede = require "stampede"
+local URL = "{server.url}/ws"
+return {{ options = {{ {options} }},
+         run = function(vu)
+{body}
+         end }}
+""")
+        out = os.path.join(temp_dir(), "results.json")
+        with server:
+            r = run(["run", path, "--quiet", "--out", out], timeout=60)
+        self.assertEqual(r.code, 0, r)
+        with open(out) as f:
+            return r, json.load(f)["results"][0]["metrics"]
+
+    def test_a_masked_frame_or_a_reserved_opcode_is_a_protocol_disconnect(self):
+        masked = bytes([0x81, 0x80 | 2]) + b"\x01\x02\x03\x04" + bytes([ord("h") ^ 1, ord("i") ^ 2])
+        reserved_opcode = bytes([0x83, 0])
+        for name, raw in (("masked", masked), ("reserved opcode", reserved_opcode)):
+            with self.subTest(name):
+                r, metrics = self.run_against(WsServer(after_first_message_send(raw)), """
+  local ws = websocket.connect(URL)
+  ws:send("hello")
+  local ok, err = pcall(ws.await, ws, { timeout = 2000 })
+  stampede.check("closed", not ok and err.kind == "closed" and tostring(err):find("1002", 1, true) ~= nil)
+""")
+                self.assertRegex(r.out, r"closed\s+100\.00%")
+                connects = metrics["ws.connect"]["count"]
+                self.assertGreater(connects, 0, r)
+                self.assertEqual(metrics["ws.disconnects"]["reasons"], {"protocol": connects}, r)
+
+    def test_the_scenarios_close_with_1002_is_not_a_disconnect(self):
+        r, metrics = self.run_against(WsServer(echo_then_close), """
+  local ws = websocket.connect(URL)
+  ws:send("hi")
+  stampede.check("echo", ws:await().data == "hi")
+  ws:close(1002, "the scenario's own verdict")
+""")
+        self.assertRegex(r.out, r"echo\s+100\.00%")
+        self.assertGreater(metrics["ws.connect"]["count"], 0, r)
+        self.assertEqual(metrics["ws.disconnects"]["count"], 0, r)
+
+    def test_connect_error_names_the_url_once(self):
+        def not_found(conn, head):
+            conn.sendall(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+        server = WsServer(not_found, answer_upgrade=False)
+        r, _ = self.run_against(server, """
+  local ok, err = pcall(websocket.connect, URL)
+  print("ERROR<" .. tostring(err) .. ">")
+""", options='vus = 1, duration = "50ms"')
+        message = r.out.split("ERROR<", 1)[1].split(">\n", 1)[0]
+        self.assertIn("404", message)
+        self.assertEqual(message.count(server.url + "/ws"), 1, message)
 
 
 if __name__ == "__main__":
