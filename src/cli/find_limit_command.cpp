@@ -189,6 +189,15 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   result.generator = generator_figures(staircase.collector(), registry, 0, -1,
                                        std::max(1e-9, static_cast<double>(duration) / kSecond),
                                        report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
+  // The whole staircase's figures average the step where the generator ran out over the
+  // easy ones before it: the run's verdict is that step's, as the find-limit verdict says.
+  for (const report::FindLimitStep& step : found.steps) {
+    if (step.generator && step.generator->bottleneck) {
+      result.generator->bottleneck = true;
+      result.generator->verdict = step.generator->verdict;
+      break;
+    }
+  }
   result.find_limit = found;
   // The thresholds as judged where the verdict was decided (docs/design/012): the results
   // file, JUnit and the HTML report show what held at the limit, or what broke.

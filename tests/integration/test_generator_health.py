@@ -66,10 +66,14 @@ class GeneratorHealth(unittest.TestCase):
         self.assertIn("No level could be judged: the generator was the bottleneck", r.out, r)
         self.assertIn("inconclusive: Stampede", r.out)
         with open(out) as f:
-            fl = json.load(f)["results"][0]["find_limit"]
+            result = json.load(f)["results"][0]
+        fl = result["find_limit"]
         self.assertTrue(fl["inconclusive"], fl)
         self.assertEqual([s["status"] for s in fl["steps"]], ["inconclusive", "not_reached", "not_reached"])
         self.assertTrue(fl["steps"][0]["generator"]["bottleneck"])
+        # The run's own generator verdict agrees (the whole staircase's average said nothing).
+        self.assertTrue(result["generator"]["bottleneck"], result["generator"])
+        self.assertEqual(result["generator"]["verdict"], fl["steps"][0]["generator"]["verdict"])
 
     def test_a_healthy_run_reports_its_generator_and_passes_its_thresholds(self):
         with Target(delay="fixed:5") as target:
