@@ -190,10 +190,12 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
                                        std::max(1e-9, static_cast<double>(duration) / kSecond),
                                        report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
   // The whole staircase's figures average the step where the generator ran out over the
-  // easy ones before it: the run's verdict is that step's, as the find-limit verdict says.
-  for (const report::FindLimitStep& step : found.steps) {
-    if (step.generator && step.generator->bottleneck) {
-      result.generator->bottleneck = true;
+  // easy ones before it: the run's verdict is that step's, the one the find-limit verdict
+  // names (the lowest level that did not hold, inconclusive).
+  if (found.inconclusive && found.failed_at) {
+    for (const report::FindLimitStep& step : found.steps) {
+      if (step.level != *found.failed_at || step.status != "inconclusive" || !step.generator) continue;
+      result.generator->bottleneck = step.generator->bottleneck;
       result.generator->verdict = step.generator->verdict;
       break;
     }

@@ -5,21 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "proto/duration.hpp"
 #include "scenario/scenario_error.hpp"
 
 namespace stampede::engine {
 
 using scenario::ScenarioError;
 
-long long default_max_vus(const LoadShape& shape) {
-  double peak = shape.start;
-  for (const Stage& s : shape.stages) peak = std::max(peak, s.target);
-  return std::max<long long>(100, static_cast<long long>(std::ceil(peak)));
-}
-
 namespace {
-
-std::string seconds_text(Nanos d) { return fmt::format("{:g}s", static_cast<double>(d) / 1e9); }
 
 double peak_of(const std::vector<Stage>& stages) {
   double peak = 0;
@@ -46,7 +39,7 @@ void check_options_agree(const scenario::ScenarioOptions& o, const std::string& 
   }
   if (!o.stages.empty() && o.duration) {
     throw ScenarioError(fmt::format("{}: options set both stages and duration: the stages are the duration ({})",
-                                    where, seconds_text(total_of(o.stages))));
+                                    where, proto::format_duration(total_of(o.stages))));
   }
   if (!o.rate_stages.empty() && o.rate) {
     throw ScenarioError(
@@ -55,11 +48,16 @@ void check_options_agree(const scenario::ScenarioOptions& o, const std::string& 
   if (!o.rate_stages.empty() && o.duration) {
     throw ScenarioError(fmt::format(
         "{}: options set both rate_stages and duration: the rate_stages are the duration ({})", where,
-        seconds_text(total_of(o.rate_stages))));
+        proto::format_duration(total_of(o.rate_stages))));
   }
 }
 
 }  // namespace
+
+long long default_max_vus(const LoadShape& shape) {
+  const double peak = std::max(shape.start, peak_of(shape.stages));
+  return std::max<long long>(100, static_cast<long long>(std::ceil(peak)));
+}
 
 LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrides& cli, const std::string& where) {
   check_options_agree(o, where);
@@ -99,7 +97,7 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
       throw ScenarioError(fmt::format(
           "{}: {} replaces options.stages with a constant load: give --vus and --duration together (the stages "
           "reach {:g} VUs over {})",
-          where, cli.vus ? "--vus" : "--duration", peak_of(o.stages), seconds_text(total_of(o.stages))));
+          where, cli.vus ? "--vus" : "--duration", peak_of(o.stages), proto::format_duration(total_of(o.stages))));
     }
     // k6's ramping VUs start from options.vus when it is given.
     shape.start = static_cast<double>(o.vus.value_or(0));

@@ -51,8 +51,10 @@ void check_option_names(lua_State* L, int index) {
     const auto known = key != nullptr && std::any_of(std::begin(kRequestOptions), std::end(kRequestOptions),
                                                      [&](const char* k) { return std::strcmp(k, key) == 0; });
     if (!known) {
-      luaL_error(L, "http: unknown option %s: expected headers, query, body, json, form, timeout, redirects, name or "
-                 "insecure", key != nullptr ? lua_pushfstring(L, "\"%s\"", key) : luaL_typename(L, -1));
+      std::string known_names;
+      for (const char* k : kRequestOptions) known_names += std::string(known_names.empty() ? "" : ", ") + k;
+      luaL_error(L, "http: unknown option %s: expected one of %s",
+                 key != nullptr ? lua_pushfstring(L, "\"%s\"", key) : luaL_typename(L, -1), known_names.c_str());
     }
     if (std::strcmp(key, "body") == 0 || std::strcmp(key, "json") == 0 || std::strcmp(key, "form") == 0) ++bodies;
   }
