@@ -162,6 +162,22 @@ def run(args, timeout=120, env=None, input_signal_after=None, second_signal_afte
     return Result(p.returncode, out, err)
 
 
+GENERATOR_BOUND = "inconclusive: Stampede"
+
+
+def run_judged(args, attempts=3, **kwargs):
+    """Runs `stampede ARGS` again (up to `attempts` times) while Stampede reports that its own
+    generator was the bottleneck. That verdict is the product saying a stalled host made the
+    run unjudgeable (a shared CI machine stops a process for 50 ms now and then); tests whose
+    subject is the search or the thresholds, not the host, want a run that could be judged.
+    Three stalled runs in a row still fail the test."""
+    for _ in range(attempts):
+        r = run(args, **kwargs)
+        if GENERATOR_BOUND not in r.out:
+            return r
+    return r
+
+
 def main():
     unittest.main(verbosity=2)
 

@@ -12,7 +12,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from browser_check import artifact, require_browser, run_check
-from harness import Target, main, run, write_scenario, temp_dir
+from harness import Target, main, run, run_judged, write_scenario, temp_dir
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
@@ -50,7 +50,7 @@ return {{
     def test_vus_staircase_stops_at_the_first_failing_step_and_refine_pins_the_limit(self):
         out, badge, html = self.path("r.json"), self.path("badge.svg"), self.path("r.html")
         # Steps 3 and 7 (the staircase stops there: 11 and 15 are never tried), then refine: 5, 6.
-        r = run(["run", self.scenario(), "--find-limit", "--start", "3", "--step", "4", "--up-to", "15",
+        r = run_judged(["run", self.scenario(), "--find-limit", "--start", "3", "--step", "4", "--up-to", "15",
                  "--ramp", "1s", "--hold", "2s", "--refine", "--out", out, "--badge", badge, "--html", html])
         self.assertEqual(r.code, 0, r)
         self.assertIn("Held 5 VUs (known within 1); 6 VUs broke http.request p95 <= 50.00ms", r.out, r)
@@ -87,7 +87,7 @@ return {{
     def test_rate_steps_from_the_scenarios_options(self):
         out = self.path("r.json")
         scenario = self.scenario('find_limit = { by = "rate", start = 100, step = 700, up_to = 1500, ramp = "1s", hold = "2s" }')
-        r = run(["run", scenario, "--find-limit", "--quiet", "--out", out])
+        r = run_judged(["run", scenario, "--find-limit", "--quiet", "--out", out])
         self.assertEqual(r.code, 0, r)
         self.assertIn("Held 100 iterations/s; 800 iterations/s broke http.request p95", r.out, r)
         self.assertIn("rate/s", r.out)
@@ -99,7 +99,7 @@ return {{
         self.assertEqual([s["status"] for s in fl["steps"]], ["pass", "fail", "not_reached"])
 
     def test_a_level_that_never_held_exits_1(self):
-        r = run(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
+        r = run_judged(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
                  "--ramp", "1s", "--hold", "1s", "--quiet"])
         self.assertEqual(r.code, 1, r)
         self.assertIn("No level held: 8 VUs already broke http.request p95", r.out, r)
@@ -107,7 +107,7 @@ return {{
     def test_a_failed_search_carries_the_thresholds_that_broke_to_junit_json_and_html(self):
         # No level held: the run fails, and CI must see which threshold broke and where.
         out, junit, html = self.path("r.json"), self.path("j.xml"), self.path("r.html")
-        r = run(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
+        r = run_judged(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",
                  "--ramp", "1s", "--hold", "1s", "--quiet", "--out", out, "--junit", junit, "--html", html])
         self.assertEqual(r.code, 1, r)
         self.assertIn("No level held: 8 VUs already broke http.request p95", r.out, r)
@@ -144,7 +144,7 @@ return {{
 
     def test_every_level_held_says_at_least_and_passes_in_junit(self):
         out, junit, badge = self.path("r.json"), self.path("j.xml"), self.path("badge.svg")
-        r = run(["run", self.scenario(), "--find-limit", "--start", "1", "--step", "1", "--up-to", "2",
+        r = run_judged(["run", self.scenario(), "--find-limit", "--start", "1", "--step", "1", "--up-to", "2",
                  "--ramp", "1s", "--hold", "1s", "--quiet", "--out", out, "--junit", junit, "--badge", badge])
         self.assertEqual(r.code, 0, r)
         self.assertIn("Held 2 VUs, the most it was asked to try", r.out, r)
