@@ -36,14 +36,16 @@ class GeneratorHealth(unittest.TestCase):
         return os.path.join(self.dir, f"{self._testMethodName}-{name}")
 
     def test_a_starved_generator_is_named_in_the_verdict(self):
-        scenario = write_scenario(BURN % 'vus = 2, duration = "3s", thresholds = { {"generator.cpu", max = 50} }',
+        scenario = write_scenario(BURN % 'vus = 2, duration = "3s", thresholds = { {"generator.loop_delay", p99 = 50} }',
                                   directory=self.dir, name="burn.lua")
         out = self.path("r.json")
         r = self.pinned(["run", scenario, "--threads", "1", "--quiet", "--out", out])
-        self.assertEqual(r.code, 1, r)  # generator.cpu max = 50 fails
-        self.assertRegex(r.out, r"inconclusive: Stampede (used \d+% of its CPU|'s event loop ran [0-9.]+ms late)", r)
+        # The loop delay, not generator.cpu: the 100 ms burns make it late whatever else runs on
+        # that core, while the CPU share falls when ctest puts another busy process beside it.
+        self.assertEqual(r.code, 1, r)  # generator.loop_delay p99 = 50 fails
+        self.assertRegex(r.out, r"inconclusive: Stampede( used \d+% of its CPU|'s event loop ran [0-9.]+ms late)", r)
         self.assertIn("latency at this load measures the load generator, not the server", r.out)
-        self.assertRegex(r.out, r"fail generator\.cpu max <= 50 \(\d+", r.out)
+        self.assertRegex(r.out, r"fail generator\.loop_delay p99 <= 50\.00ms \(\d+", r.out)
         with open(out) as f:
             result = json.load(f)["results"][0]
         g = result["generator"]

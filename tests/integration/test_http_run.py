@@ -187,9 +187,10 @@ return {{
     def test_cli_overrides_the_scenario_load(self):
         path = write_scenario(f"""
 local http = require "stampede.http"
-return {{ options = {{ vus = 50, duration = "1m" }},
+return {{ options = {{ vus = 50, duration = "1m", graceful_stop = "2s" }},
          run = function() http.get("{self.target.url}/api/posts") end }}
 """)
+        # graceful_stop keeps the last arrival (due at 0.99 s) from being cut off by the end.
         r = run(["run", path, "--rate", "100", "--duration", "1s", "--quiet"])
         self.assertEqual(r.code, 0, r)
         self.assertEqual(r.metric("iteration")["count"], 100, r)

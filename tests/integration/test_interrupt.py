@@ -25,7 +25,7 @@ return {{ options = {{ vus = 5, duration = "1m", graceful_stop = "{graceful}",
         r = run(["run", self.scenario("5s")], input_signal_after=1.5, timeout=30)
         self.assertEqual(r.code, 0, r)
         self.assertIn("interrupted", r.err)
-        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertRegex(r.out, r"ran for [0-2]\.\ds")  # at the interrupt, not after 1m
         self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
         self.assertRegex(r.out, r"pass http\.request p95")
 
@@ -42,7 +42,7 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
             slow.close()
         self.assertEqual(r.code, 0, r)
         self.assertIn("interrupted again", r.err)
-        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertRegex(r.out, r"ran for [0-2]\.\ds")  # at the interrupt, not after 1m
         self.assertRegex(r.out, r"3 in flight at the end")
 
 

@@ -110,7 +110,9 @@ return {{ options = {{ vus = {VUS}, duration = "{DURATION_S}s" }},
         # Arrivals are never delayed by the backoff: they start on time (small lag) on another
         # VU, or are counted as dropped when every VU is busy or resting.
         self.assertGreater(count_of(p.stdout, "iterations.dropped"), 0, report)
-        self.assertLess(row(p.stdout, "iteration.lag")["p99"], 50.0, report)  # ms
+        # p90, not p99: only arrivals that found a free VU record a lag (a few hundred), so one
+        # host stall of ~90 ms makes the p99; a backoff that delayed arrivals would move most.
+        self.assertLess(row(p.stdout, "iteration.lag")["p90"], 50.0, report)  # ms
         self.assertLess(count_of(p.stdout, "iteration.errors"), rate * DURATION_S, report)
         # Arrivals pace this model, so even without the backoff it is no tight loop: the bound
         # only catches a runaway. It is looser than the closed model's: at 1,000 arrivals/s the
