@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "cli/dashboard_session.hpp"
 #include "cli/live_exports.hpp"
 #include "cli/result_files.hpp"
 #include "cli/scenario_execution.hpp"
+#include "cli/scenario_preflight.hpp"
 #include "cli/version.hpp"
 #include "distributed/coordinator.hpp"
 #include "distributed/launcher.hpp"
@@ -24,6 +26,7 @@
 #include "distributed/rank_split.hpp"
 #include "distributed/rank_worker.hpp"
 #include "engine/load_plan.hpp"
+#include "scenario/scenario_error.hpp"
 #endif
 
 namespace stampede::cli {
@@ -71,6 +74,13 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   metrics::Registry registry;
   PreparedScenario s = load_scenario(path, args, registry);
   const LoadShape shape = engine::build_load_shape(s.options, args.overrides, path);
+  if (shape.model == LoadModel::Rate && shape.max_vus < coord.ranks()) {
+    // Every rank takes its share of the arrivals; one without a VU would drop all of them.
+    throw scenario::ScenarioError(fmt::format(
+        "{}: max_vus {} is fewer than the {} processes of this run: each needs a VU for its share of the "
+        "arrivals; raise max_vus or run fewer processes",
+        path, shape.max_vus, coord.ranks()));
+  }
   run_setup(s, registry);
 
   distributed::RankPlan rank_plan;
@@ -106,6 +116,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
                          "run them without mpirun\n");
     world.abort(2);
   }
+  if (args.files.size() > 1 && !all_scenarios_load(args)) world.abort(2);
   std::unique_ptr<dashboard::LiveDashboard> dashboard;
   std::unique_ptr<LiveExports> live;
   try {
@@ -149,6 +160,11 @@ int coordinate(const RunArgs& args, distributed::World& world) {
     serve_final_results(args.dashboard, *dashboard);
   // mpirun run with orte_abort_on_non_zero_status 0 (so that a dead rank does not take
   // the others down) exits 0 whatever a rank returned; MPI_Abort's code is what it passes on.
+  // Without it mpirun passes on rank 0's exit status itself: a failed threshold (every rank
+  // done and released) then exits 1 without OpenMPI's "MPI_ABORT was invoked" banner.
+  const char* abort_on_status = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+  const bool mpirun_passes_status = abort_on_status == nullptr || std::string_view(abort_on_status) != "0";
+  if (status == 1 && mpirun_passes_status) return status;
   if (status != 0) {
     std::fflush(stdout);
     std::fflush(stderr);

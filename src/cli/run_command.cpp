@@ -11,6 +11,7 @@
 #include "cli/find_limit_command.hpp"
 #include "cli/parallel_runs.hpp"
 #include "cli/scenario_execution.hpp"
+#include "cli/scenario_preflight.hpp"
 #include "cli/version.hpp"
 #include "engine/load_plan.hpp"
 #include "scenario/scenario_error.hpp"
@@ -29,22 +30,6 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
 
   ScenarioExecution execution(scenario, args, shape, registry, live, args.quiet);
   return execution.summarise(execution.run(), result);
-}
-
-// Loads every file and checks its load before any runs: a broken second scenario must not
-// cost the first one's whole run (nor start the others of --parallel) before it is found.
-bool all_scenarios_load(const RunArgs& args) {
-  for (const auto& file : args.files) {
-    try {
-      metrics::Registry registry;
-      const PreparedScenario scenario = load_scenario(file, args, registry);
-      if (!args.find_limit.enabled()) engine::build_load_shape(scenario.options, args.overrides, file);
-    } catch (const scenario::ScenarioError& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace

@@ -11,7 +11,12 @@ int rank_threads(int requested, const LoadShape& shape, int ranks) {
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(std::ceil(shape.start));
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(std::ceil(st.target)));
-  const long long per_rank = (most + std::max(1, ranks) - 1) / std::max(1, ranks);
+  // By VUs, a thread left without a VU only idles: round up. By rate, every thread takes
+  // every n-th arrival, and one that can have no VU would drop its share of them: round
+  // down, so the run has no more threads than max_vus (fewer max_vus than ranks is refused
+  // before the run: cli/distributed_run.cpp).
+  const int n = std::max(1, ranks);
+  const long long per_rank = shape.model == LoadModel::Rate ? most / n : (most + n - 1) / n;
   return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, per_rank)));
 }
 

@@ -11,7 +11,8 @@
 namespace stampede::distributed {
 
 // Worker threads for one rank: the ones asked for (0: one per core), but no more than
-// the rank could ever give a VU to, with the load spread over `ranks` ranks.
+// the rank could ever give a VU to, with the load spread over `ranks` ranks; by rate, no
+// more threads in the whole run than max_vus. The same on every rank.
 int rank_threads(int requested, const LoadShape& shape, int ranks);
 
 struct Segments {

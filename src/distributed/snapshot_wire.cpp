@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "metrics/generator_health.hpp"
 #include "metrics/varint.hpp"
 
 namespace stampede::distributed {
@@ -134,6 +135,7 @@ metrics::Snapshot decode_snapshot(std::string_view bytes, metrics::Registry& reg
     data.failed = in.number();
     data.gauge_last = in.real();
     data.gauge_max = in.real();
+    data.one_process = kind == static_cast<std::uint8_t>(metrics::Kind::Gauge) && metrics::is_one_process_gauge(name);
     const std::uint64_t reasons = in.number();
     if (reasons > metrics::MetricData::kMaxReasons + 1) WireReader::fail("too many reasons");
     for (std::uint64_t r = 0; r < reasons; ++r) {

@@ -31,6 +31,12 @@ inline constexpr std::string_view kGeneratorBusy = "_generator.busy_us";
 inline constexpr std::string_view kGeneratorWall = "_generator.wall_us";
 }  // namespace names
 
+// generator.cpu and generator.fds describe one process: ranks of a distributed run merge
+// them by the highest (MetricData::one_process), where the workers' VUs add up.
+inline bool is_one_process_gauge(std::string_view name) {
+  return name == names::kGeneratorCpu || name == names::kGeneratorFds;
+}
+
 // Above these the generator is the bottleneck (see docs/design/012-find-limit-and-generator-health.md).
 inline constexpr double kBusyCpuPercent = 90;            // mean over the window, busiest thread
 inline constexpr Nanos kLateLoop = 50 * kMilli;          // loop delay p99 over the window

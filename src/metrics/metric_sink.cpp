@@ -73,8 +73,14 @@ void MetricData::merge_parallel(const MetricData& other) {
   histogram.merge(other.histogram);
   count += other.count;
   failed += other.failed;
-  gauge_last += other.gauge_last;
-  gauge_max += other.gauge_max;
+  if (one_process || other.one_process) {
+    gauge_last = std::max(gauge_last, other.gauge_last);
+    gauge_max = std::max(gauge_max, other.gauge_max);
+    one_process = true;
+  } else {
+    gauge_last += other.gauge_last;
+    gauge_max += other.gauge_max;
+  }
   for (const auto& [reason, n] : other.reasons) add_reason(reason, n);
 }
 
@@ -82,6 +88,7 @@ void MetricData::merge_sequential(const MetricData& later) {
   if (!later.present) return;
   gauge_max = present ? std::max(gauge_max, later.gauge_max) : later.gauge_max;
   gauge_last = later.gauge_last;
+  one_process = one_process || later.one_process;
   present = true;
   histogram.merge(later.histogram);
   count += later.count;

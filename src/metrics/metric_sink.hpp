@@ -66,7 +66,11 @@ struct MetricData {
   double gauge_last = 0;         // Gauge: last value set
   double gauge_max = 0;          // Gauge: highest value set
   std::map<std::string, std::uint64_t, std::less<>> reasons;  // Counter: breakdown
-  // Merging the same window from two workers. Gauges add (two workers' VUs add up).
+  // A gauge of one process (generator.cpu, generator.fds: its busiest thread, its open files
+  // against its own limit). Set where another rank's seconds arrive (snapshot_wire.cpp).
+  bool one_process = false;
+  // Merging the same window from two workers. Gauges add (two workers' VUs add up), except
+  // one-process gauges of two ranks: the highest, as a per-process limit judges it.
   void merge_parallel(const MetricData& other);
   // Appending a later window of the same metric: gauges keep the highest and the latest.
   void merge_sequential(const MetricData& later);

@@ -1,0 +1,96 @@
+"""Distributed runs must match one process with the same load where the split could differ:
+an arrival rate with few VUs (every rank's threads take every n-th arrival), gauges that
+describe one process (generator.fds against its own limit), several files (all checked before
+any runs), and a failed threshold under plain `mpirun` (exit 1, no MPI_ABORT banner)."""
+import os
+import shutil
+import subprocess
+import unittest
+
+from harness import BIN, Target, main, temp_dir, write_scenario
+from mpi_harness import MPIRUN, NO_MPIRUN, finish, mpi_env
+
+
+def mpirun(ranks, args, keep_going=True):
+    """`mpirun -np RANKS stampede ARGS`; keep_going adds the guide's
+    `--mca orte_abort_on_non_zero_status 0`, without it mpirun runs with its defaults."""
+    cmd = [MPIRUN, "-np", str(ranks), "--oversubscribe"]
+    if keep_going:
+        cmd += ["-q", "--mca", "orte_abort_on_non_zero_status", "0"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return subprocess.Popen(cmd + [BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env())
+
+
+@unittest.skipIf(MPIRUN is None, NO_MPIRUN)
+class DistributedLoadSplit(unittest.TestCase):
+    def setUp(self):
+        self.dir = temp_dir(prefix="stampede-mpi-split-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def scenario(self, url, options, name="s.lua"):
+        return write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ {options} }},
+         run = function() http.get("{url}/api/posts") end }}
+""", directory=self.dir, name=name)
+
+    def test_a_rate_with_fewer_vus_than_threads_drops_nothing(self):
+        # 3 VUs over 2 ranks of 2 threads: one thread had no VU and dropped a quarter of the
+        # arrivals (30 of 40 ran); one process with the same options runs all 40.
+        with Target() as target:
+            path = self.scenario(target.url, 'rate = 20, duration = "2s", max_vus = 3, graceful_stop = "5s"')
+            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "2"]))
+            truth = target.truth()
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        self.assertRegex(out, r"\niterations\s+40\b", out)
+        self.assertRegex(out, r"\niterations\.dropped\s+0\b", out)
+        self.assertEqual(truth["count"], 40)
+
+    def test_fewer_max_vus_than_processes_is_refused(self):
+        with Target() as target:
+            path = self.scenario(target.url, 'rate = 20, duration = "2s", max_vus = 1')
+            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1"]))
+            truth = target.truth()
+        self.assertEqual(code, 2, f"{out}\n{err}")
+        self.assertIn("max_vus 1 is fewer than the 2 processes", err)
+        self.assertEqual(truth["count"], 0)
+
+    def test_generator_gauges_are_the_busiest_process_not_the_sum(self):
+        # Each process has ~15-30 files open against its own limit of 20,000; three summed
+        # (77) failed a max of 50 that every process kept.
+        with Target() as target:
+            path = self.scenario(target.url, 'vus = 3, duration = "2s", '
+                                             'thresholds = { {"generator.fds", max = 50}, {"vus", max = 3} }')
+            code, out, err = finish(mpirun(3, ["run", path, "--quiet", "--threads", "1"]))
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        self.assertRegex(out, r"pass generator\.fds max <= 50 \(\d\d?\)", out)
+        self.assertIn("pass vus max <= 3 (3)", out)  # VUs of the ranks still add up
+
+    def test_a_broken_second_file_is_found_before_the_first_runs(self):
+        with Target() as target:
+            good = self.scenario(target.url, 'vus = 1, duration = "2s"', name="good.lua")
+            broken = write_scenario("return { run = function() end, options = { vus = 'many' } }",
+                                    directory=self.dir, name="broken.lua")
+            code, out, err = finish(mpirun(2, ["run", good, broken, "--quiet", "--threads", "1"]))
+            truth = target.truth()
+        self.assertEqual(code, 2, f"{out}\n{err}")
+        self.assertIn("broken.lua", err)
+        self.assertNotIn("ran for", out)
+        self.assertEqual(truth["count"], 0)
+
+    def test_a_failed_threshold_under_plain_mpirun_exits_1_without_an_abort(self):
+        with Target() as target:
+            path = self.scenario(target.url, 'rate = 20, duration = "1s", graceful_stop = "5s", '
+                                             'thresholds = { {"http.request", count = 1000} }')
+            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1"], keep_going=False))
+        self.assertEqual(code, 1, f"{out}\n{err}")
+        self.assertIn("fail http.request count", out)
+        self.assertNotIn("MPI_ABORT", err)
+
+
+if __name__ == "__main__":
+    main()
