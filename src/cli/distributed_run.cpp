@@ -183,7 +183,7 @@ int launch(const RunArgs& args) {
   if (ec) request.self = args.cluster.argv.empty() ? "stampede" : args.cluster.argv[0];
   request.as_root = geteuid() == 0;
   try {
-    return distributed::exec_mpirun(distributed::mpirun_command(request));
+    return distributed::run_mpirun(distributed::mpirun_command(request));
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

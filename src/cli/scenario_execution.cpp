@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
@@ -27,6 +29,24 @@
 namespace stampede::cli {
 
 namespace {
+
+// SIGUSR1 is a Ctrl-C too: OpenMPI's mpirun passes SIGUSR1 on to every rank, while a
+// Ctrl-C (SIGINT) to mpirun kills the whole job. Its default action ends the process, so
+// from the scenario's loading on it is noted here (load_scenario() installs the handler,
+// and run() re-installs it when its signal_set, which resets it to the default, is gone);
+// run() counts what was noted before its signal_set took over as interrupts.
+std::atomic<int> usr1_noted{0};
+static_assert(std::atomic<int>::is_always_lock_free, "usr1_noted is written from a signal handler");
+
+extern "C" void note_usr1(int) { usr1_noted.fetch_add(1, std::memory_order_relaxed); }
+
+void note_usr1_until_the_run() {
+  struct sigaction sa{};
+  sa.sa_handler = note_usr1;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, nullptr);
+}
 
 // Runs setup() or teardown() to completion on a private event loop.
 std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
@@ -50,6 +70,7 @@ std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* 
 }  // namespace
 
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry) {
+  note_usr1_until_the_run();
   PreparedScenario s;
   s.path = path;
   {
@@ -191,36 +212,49 @@ Nanos ScenarioExecution::run() {
     running_ = true;
   }
 
-  // Ctrl-C: the first stops starting iterations (graceful_stop honoured), the second stops
-  // at once. Under mpirun it reaches rank 0, which stops every rank the same way.
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    ++interrupts_;
-    output_->interrupted(interrupts_);
-    const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
-    measured_.stop(graceful);
-    if (others_ != nullptr) others_->stop(graceful);
-    signals.async_wait(on_signal);
-  };
-  signals.async_wait(on_signal);
-  if (others_ != nullptr) {
-    others_->watch(io, *merged_, t0, [this](const std::string& warning) {
-      output_->warn(warning);
-      measured_.stop(false);
-      others_->stop(false);
-    });
-  }
-
-  output_->started(t0);
-  if (live_ != nullptr && live_->dashboard() != nullptr)
-    live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
-  measured_.start(t0);
-  measured_.run_to_end();
   {
-    std::lock_guard lock(stop_mutex_);
-    running_ = false;
+    // Ctrl-C: the first stops starting iterations (graceful_stop honoured), the second stops
+    // at once. SIGUSR1 counts as one: it is how mpirun, and `--nodes` on a Ctrl-C, tell every
+    // rank (rank 0 stops the others the same way; they ignore it). A Ctrl-C to rank 0 alone
+    // works too.
+    const auto interrupt = [&] {
+      ++interrupts_;
+      output_->interrupted(interrupts_);
+      const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
+      measured_.stop(graceful);
+      if (others_ != nullptr) others_->stop(graceful);
+    };
+    boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
+    std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                               int) {
+      if (ec) return;
+      interrupt();
+      signals.async_wait(on_signal);
+    };
+    signals.async_wait(on_signal);
+    if (others_ != nullptr) {
+      others_->watch(io, *merged_, t0, [this](const std::string& warning) {
+        output_->warn(warning);
+        measured_.stop(false);
+        others_->stop(false);
+      });
+    }
+
+    output_->started(t0);
+    if (live_ != nullptr && live_->dashboard() != nullptr)
+      live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
+    measured_.start(t0);
+    // A SIGUSR1 noted before the signal_set took over (during setup, say) stops the run as
+    // soon as it has started: nothing was measured to lose, but the summary and files are
+    // still written, as the user asked.
+    for (int n = std::min(usr1_noted.exchange(0), 2); n > 0; --n) interrupt();
+    measured_.run_to_end();
+    {
+      std::lock_guard lock(stop_mutex_);
+      running_ = false;
+    }
   }
+  note_usr1_until_the_run();  // the signal_set reset it to the default (the process's end)
   if (others_ != nullptr) {
     merged_->finish(0);
     others_->wait(io);

@@ -1,9 +1,13 @@
 #include "distributed/launcher.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -24,6 +28,15 @@ std::vector<std::string> without_option(const std::vector<std::string>& argv, co
     out.push_back(argv[i]);
   }
   return out;
+}
+
+// The running mpirun, for the signal handler (0: none).
+volatile std::sig_atomic_t mpirun_pid = 0;
+
+extern "C" void pass_on_as_usr1(int) {
+  const int saved = errno;
+  if (mpirun_pid > 0) kill(static_cast<pid_t>(mpirun_pid), SIGUSR1);
+  errno = saved;
 }
 
 }  // namespace
@@ -50,15 +63,69 @@ std::vector<std::string> mpirun_command(const LaunchRequest& request) {
   return cmd;
 }
 
-int exec_mpirun(const std::vector<std::string>& command) {
+int run_mpirun(const std::vector<std::string>& command) {
   std::vector<char*> args;
   for (const std::string& a : command) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+
+  // SIGINT and SIGTERM wait, blocked, until the handler that passes them on is in place.
+  sigset_t stops;
+  sigset_t before;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stops, &before);
   std::fflush(stdout);
-  execvp(args[0], args.data());
-  std::fprintf(stderr, "error: cannot start %s: %s (install OpenMPI: apt-get install openmpi-bin)\n", args[0],
-               std::strerror(errno));
-  return 2;
+  std::fflush(stderr);
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    if (getppid() != parent) kill(getpid(), SIGUSR1);  // the parent is already gone
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    if (null > STDIN_FILENO) close(null);
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "error: cannot start %s: %s (install OpenMPI: apt-get install openmpi-bin)\n", args[0],
+                 std::strerror(errno));
+    _exit(2);
+  }
+  if (child < 0) {
+    const int why = errno;
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    std::fprintf(stderr, "error: cannot start %s: %s\n", args[0], std::strerror(why));
+    return 2;
+  }
+  setpgid(child, child);  // as the child does: whichever runs first
+
+  mpirun_pid = child;
+  struct sigaction pass_on{};
+  pass_on.sa_handler = pass_on_as_usr1;
+  sigemptyset(&pass_on.sa_mask);
+  pass_on.sa_flags = SA_RESTART;
+  struct sigaction old_int{};
+  struct sigaction old_term{};
+  sigaction(SIGINT, &pass_on, &old_int);
+  sigaction(SIGTERM, &pass_on, &old_term);
+  sigprocmask(SIG_SETMASK, &before, nullptr);
+
+  int status = 0;
+  pid_t waited = 0;
+  do {
+    waited = waitpid(child, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  mpirun_pid = 0;
+  if (waited < 0) {
+    std::fprintf(stderr, "error: waiting for %s: %s\n", args[0], std::strerror(errno));
+    return 2;
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
 }
 
 }  // namespace stampede::distributed

@@ -1,7 +1,8 @@
 #pragma once
 // `stampede run --nodes host1,host2 --procs-per-node 2 ...` is
 // `mpirun -H host1:2,host2:2 ... stampede run ...` (minus those two flags): Stampede
-// re-executes itself under OpenMPI's launcher, which starts the ranks over ssh.
+// runs itself under OpenMPI's launcher, which starts the ranks over ssh, and stays in
+// front of it to turn a Ctrl-C into what mpirun passes on to the ranks (SIGUSR1).
 #include <string>
 #include <vector>
 
@@ -24,8 +25,16 @@ struct LaunchRequest {
 //   -q: no banner when rank 0 ends the job that way.
 std::vector<std::string> mpirun_command(const LaunchRequest& request);
 
-// Replaces this process with mpirun; returns only on failure (after printing why), with
-// the exit status to use.
-int exec_mpirun(const std::vector<std::string>& command);
+// Runs `command` (mpirun's) as a child and returns its exit status (128 + the signal when a
+// signal ended it; 2, after printing why, when it could not be started).
+//
+// OpenMPI's mpirun kills the whole job on SIGINT or SIGTERM, so nothing measured would be
+// written; it passes SIGUSR1 on to every rank, which Stampede's ranks read as a Ctrl-C. So
+// the child runs in its own process group (a terminal's Ctrl-C reaches only this process)
+// with stdin from /dev/null (a background group must not read the terminal), and while it
+// runs each SIGINT or SIGTERM here becomes a SIGUSR1 to it: the first stops the run
+// gracefully, the second at once, and rank 0 still summarises and writes its files. If
+// this process dies, the child gets SIGUSR1 too (PR_SET_PDEATHSIG).
+int run_mpirun(const std::vector<std::string>& command);
 
 }  // namespace stampede::distributed

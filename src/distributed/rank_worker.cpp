@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -37,16 +38,34 @@ std::string read_file(const std::string& path) {
 
 // The scenario as rank 0 has it: this machine's copy when it is the same file, otherwise
 // the text rank 0 sent, written to a private directory (a scenario that loads other files
-// relative to itself needs them on every machine; the guide says so).
-std::string scenario_path(const RankPlan& plan, int rank) {
-  std::error_code ec;
-  if (std::filesystem::exists(plan.file, ec) && read_file(plan.file) == plan.source) return plan.file;
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("stampede-rank{}-{}", rank, getpid());
-  std::filesystem::create_directories(dir);
-  const auto path = dir / std::filesystem::path(plan.file).filename();
-  std::ofstream(path, std::ios::binary) << plan.source;
-  return path.string();
-}
+// relative to itself needs them on every machine; the guide says so) that goes away with
+// this object, when the rank's share of the scenario is over (or failed).
+class ScenarioCopy {
+ public:
+  ScenarioCopy(const RankPlan& plan, int rank) {
+    std::error_code ec;
+    if (std::filesystem::exists(plan.file, ec) && read_file(plan.file) == plan.source) {
+      path_ = plan.file;
+      return;
+    }
+    dir_ = std::filesystem::temp_directory_path() / fmt::format("stampede-rank{}-{}", rank, getpid());
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / std::filesystem::path(plan.file).filename()).string();
+    std::ofstream(path_, std::ios::binary) << plan.source;
+  }
+  ~ScenarioCopy() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  ScenarioCopy(const ScenarioCopy&) = delete;
+  ScenarioCopy& operator=(const ScenarioCopy&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::filesystem::path dir_;  // empty: this machine's own file
+  std::string path_;
+};
 
 // Seconds merged on worker threads wait here for the main thread, the only one that
 // talks MPI.
@@ -78,10 +97,12 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
 
   Outbox outbox;
   std::string error;
+  std::unique_ptr<ScenarioCopy> copy;  // declared before the run, so it outlives it
   std::unique_ptr<engine::MeasuredRun> run;
   bool loaded = false;
   try {
-    run_plan.env = scenario::RuntimeEnv{scenario_path(plan, world.rank()), 0, plan.setup_data, plan.insecure};
+    copy = std::make_unique<ScenarioCopy>(plan, world.rank());
+    run_plan.env = scenario::RuntimeEnv{copy->path(), 0, plan.setup_data, plan.insecure};
     run_plan.local_addresses = parse_address_list(plan.local_addresses);
     run = std::make_unique<engine::MeasuredRun>(run_plan, registry);
     run->collector().subscribe([&outbox, &registry](const metrics::Snapshot& second) {
@@ -135,6 +156,9 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
 }  // namespace
 
 int serve_rank(World& world, const RankWorkerOptions& options) {
+  // mpirun passes SIGUSR1 on to every rank as the user's Ctrl-C; rank 0 hears it and stops
+  // the others through MPI, so here it must only not end the process (its default).
+  std::signal(SIGUSR1, SIG_IGN);
   int status = 0;
   for (;;) {
     std::string bytes;
