@@ -1,11 +1,15 @@
 """Distributed runs over MPI (OpenMPI's mpirun), on one machine: 3 ranks against the
 built-in target. The merged counts must equal what the target served, the merged summary
 must be exactly the merge of the ranks' own histograms, a threshold that only fails on the
-merged figures must fail, and a rank killed mid-run must not lose what was measured.
+merged figures must fail, a rank killed mid-run must not lose what was measured, and
+neither does a stop asked of mpirun (SIGUSR1, which it passes on to every rank) or a
+Ctrl-C to `--nodes`.
 (That the merged percentiles match the target's exact ones is test_mpi_accuracy.py: a
 timing check, so the sanitizer build skips it like the accuracy suite.)"""
+import glob
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -175,6 +179,81 @@ class DistributedRun(unittest.TestCase):
         results = load(os.path.join(self.dir, "r.json"))["results"][0]
         self.assertEqual(results["ranks"], 2)
         self.assertEqual(results["metrics"]["http.request"]["count"], truth["count"])
+
+
+    def interrupted_run_kept_everything(self, code, out, err, out_json, truth, started, stopped, private_tmp):
+        """What a run stopped 2 s into its 20 s must have printed and written: the verdicts
+        (exit 0), the interrupt, the summary, and the merged results of both ranks, counting
+        what the target served; and rank 1 took its private scenario copy away."""
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        self.assertIn("interrupted", err)
+        self.assertLess(stopped - started, 12, "the run was not stopped at the signal")
+        self.assertRegex(out, r"http\.request\s+\d+", out)
+        self.assertRegex(out, r"pass http\.request p95", out)
+        results = load(out_json)["results"][0]
+        self.assertEqual(results["ranks"], 2)
+        self.assertGreaterEqual(results["interrupts"], 1)
+        counted = results["metrics"]["http.request"]["count"]
+        self.assertGreater(counted, 40, "the first seconds were measured")
+        self.assertLess(results["metrics"]["iteration"]["count"], 40 * 20, "the run stopped early")
+        # graceful_stop lets what was in flight finish, so nothing the target served is lost;
+        # at 40/s and 1 ms a request each, at most one per rank could be in flight.
+        self.assertLessEqual(counted, truth["count"])
+        self.assertLessEqual(truth["count"] - counted, 2, f"target {truth['count']}, counted {counted}")
+        self.assertEqual(glob.glob(os.path.join(private_tmp, "stampede-rank*")), [],
+                         "a rank left its scenario copy behind")
+
+    def test_sigusr1_to_mpirun_stops_every_rank_and_keeps_the_results(self):
+        # OpenMPI's mpirun kills the whole job on Ctrl-C (SIGINT) but passes SIGUSR1 on to
+        # every rank: rank 0 reads it as a Ctrl-C. Rank 1 runs in a directory without the
+        # scenario (as on another machine), so it writes rank 0's copy under its TMPDIR.
+        private_tmp = os.path.join(self.dir, "tmp")
+        elsewhere = os.path.join(self.dir, "elsewhere")
+        os.makedirs(private_tmp)
+        os.makedirs(elsewhere)
+        with Target(delay="fixed:1") as target:
+            self.scenario(target.url, 40, "20s", ', thresholds = { {"http.request", p95 = 5000} }')
+            out_json = os.path.join(self.dir, "r.json")
+            args = [BIN, "run", "scenario.lua", "--quiet", "--threads", "1", "--out", out_json]
+            cmd = [MPIRUN, "-q", "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
+            if os.geteuid() == 0:
+                cmd.append("--allow-run-as-root")
+            cmd += ["-np", "1", "-wdir", self.dir, *args, ":", "-np", "1", "-wdir", elsewhere, *args]
+            env = dict(mpi_env(), TMPDIR=private_tmp)
+            started = time.monotonic()
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            stopper = threading.Timer(2.5, lambda: p.poll() is None and p.send_signal(signal.SIGUSR1))
+            stopper.start()
+            try:
+                code, out, err = finish(p, timeout=40)
+            finally:
+                stopper.cancel()
+            stopped = time.monotonic()
+            truth = target.truth()
+        self.interrupted_run_kept_everything(code, out, err, out_json, truth, started, stopped, private_tmp)
+
+    def test_ctrl_c_to_nodes_stops_every_rank_and_keeps_the_results(self):
+        # A terminal's Ctrl-C goes to the foreground process group: here that of `stampede
+        # --nodes`, which keeps mpirun out of it and turns the SIGINT into a SIGUSR1 to it.
+        private_tmp = os.path.join(self.dir, "tmp")
+        os.makedirs(private_tmp)
+        with Target(delay="fixed:1") as target:
+            path = self.scenario(target.url, 40, "20s", ', thresholds = { {"http.request", p95 = 5000} }')
+            out_json = os.path.join(self.dir, "r.json")
+            started = time.monotonic()
+            p = subprocess.Popen([BIN, "run", path, "--quiet", "--threads", "1", "--nodes", "localhost",
+                                  "--procs-per-node", "2", "--out", out_json],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=dict(mpi_env(), TMPDIR=private_tmp), start_new_session=True)
+            ctrl_c = threading.Timer(2.5, lambda: p.poll() is None and os.killpg(p.pid, signal.SIGINT))
+            ctrl_c.start()
+            try:
+                code, out, err = finish(p, timeout=40)
+            finally:
+                ctrl_c.cancel()
+            stopped = time.monotonic()
+            truth = target.truth()
+        self.interrupted_run_kept_everything(code, out, err, out_json, truth, started, stopped, private_tmp)
 
 
 if __name__ == "__main__":

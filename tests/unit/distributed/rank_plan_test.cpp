@@ -1,8 +1,15 @@
 #include "distributed/rank_plan.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "distributed/launcher.hpp"
 #include "distributed/rank_split.hpp"
@@ -85,6 +92,53 @@ TEST(Launcher, BuildsTheMpirunLine) {
   EXPECT_EQ(mpirun_command(r), expected);
   r.nodes = ",";
   EXPECT_THROW(mpirun_command(r), std::invalid_argument);
+}
+
+// run_mpirun over real processes, with sh standing in for mpirun.
+TEST(Launcher, PassesOnTheExitStatus) {
+  EXPECT_EQ(run_mpirun({"sh", "-c", "exit 7"}), 7);
+  EXPECT_EQ(run_mpirun({"sh", "-c", "kill -KILL $$"}), 128 + SIGKILL);
+  EXPECT_EQ(run_mpirun({"/nonexistent/mpirun"}), 2);
+}
+
+TEST(Launcher, CtrlCBecomesSigusr1ToMpirunInItsOwnGroupWithoutStdin) {
+  const std::string ready =
+      (std::filesystem::temp_directory_path() / ("stampede-launcher-test-" + std::to_string(getpid()))).string();
+  std::filesystem::remove(ready);
+  // Exits 42 on the second SIGUSR1 (Ctrl-C twice); 3 when not leading its own process group,
+  // 4 when stdin is not /dev/null.
+  const std::string script = R"sh(
+    read -r _ _ _ _ group _ < /proc/$$/stat
+    [ "$group" = "$$" ] || exit 3
+    [ "$(readlink /proc/$$/fd/0)" = /dev/null ] || exit 4
+    n=0
+    trap 'n=$((n + 1)); [ $n = 2 ] && exit 42' USR1
+    touch ")sh" + ready + R"sh("
+    i=0
+    while [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    exit 5
+  )sh";
+  std::thread ctrl_c([&] {
+    // Blocked here, the process-wide SIGINT waits for run_mpirun's handler (it unblocks it
+    // on the main thread once the handler is in place) instead of ending the test.
+    sigset_t sigint;
+    sigemptyset(&sigint);
+    sigaddset(&sigint, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigint, nullptr);
+    for (int i = 0; i < 200 && !std::filesystem::exists(ready); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    kill(getpid(), SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(getpid(), SIGINT);
+  });
+  const int status = run_mpirun({"sh", "-c", script});
+  ctrl_c.join();
+  std::filesystem::remove(ready);
+  EXPECT_EQ(status, 42);
+  // Restored: SIGINT is as it was before (the default) once mpirun is done.
+  struct sigaction now{};
+  sigaction(SIGINT, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
 }  // namespace
