@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "distributed/rank_wait.hpp"
 #include "distributed/snapshot_wire.hpp"
 #include "distributed/start_line.hpp"
 
@@ -15,15 +16,19 @@ namespace {
 
 constexpr Nanos kPollEvery = 5 * kMilli;
 
-std::string join_ranks(const std::vector<int>& ranks) {
-  std::string out;
-  for (int r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
-  return out;
-}
-
 }  // namespace
 
-Coordinator::Coordinator(World& world, Nanos rank_timeout) : world_(world), rank_timeout_(rank_timeout) {}
+Coordinator::Coordinator(World& world, Nanos rank_timeout) : world_(world), rank_timeout_(rank_timeout) {
+  world_.bound_waits(rank_timeout_);
+}
+
+void Coordinator::give_up(const NoAnswer& e, const std::string& phase) {
+  const std::string why = fmt::format("no answer within {:.1f} s {}", static_cast<double>(e.timeout) / kSecond, phase);
+  for (int r : e.ranks) lost_.push_back({r, 0, why});
+  throw std::runtime_error(fmt::format("{} {}; {} may have died (nothing ran{})", e.what(), phase,
+                                       e.ranks.size() == 1 ? "it" : "they",
+                                       sequence_ > 1 ? " from this file on" : ""));
+}
 
 void Coordinator::release() {
   RankPlan done;
@@ -34,14 +39,24 @@ void Coordinator::release() {
 
 std::vector<int> Coordinator::share_plan(RankPlan plan, int threads_here) {
   plan.sequence = ++sequence_;
+  file_ = plan.file;
   std::string bytes = encode_plan(plan);
   world_.broadcast(bytes);
-  return world_.all_gather(threads_here);
+  try {
+    return world_.all_gather(threads_here);
+  } catch (const NoAnswer& e) {
+    give_up(e, fmt::format("when rank 0 sent the plan for {} (after its setup())", file_));
+  }
 }
 
 Nanos Coordinator::agree_start(bool loaded_here) {
   std::vector<int> failed;
-  const std::optional<Nanos> start = distributed::agree_start(world_, loaded_here, &failed);
+  std::optional<Nanos> start;
+  try {
+    start = distributed::agree_start(world_, loaded_here, &failed);
+  } catch (const NoAnswer& e) {
+    give_up(e, fmt::format("while every rank loaded {}", file_));
+  }
   if (start) return *start;
   // The ranks that failed sent their reason before the collective: collect it (it is
   // already here, or on its way).

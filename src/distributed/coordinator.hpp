@@ -8,7 +8,9 @@
 // (rank 0 then stops the run and keeps what was measured).
 //
 // Reception polls (MPI_Iprobe every few ms on the run's main event loop) rather than
-// blocking, so a dead or stalled rank can never hang rank 0.
+// blocking, so a dead or stalled rank can never hang rank 0. Before the run, the exchanges
+// (plan, start) are bounded by the same `rank_timeout` (World::bound_waits, rank_wait.hpp):
+// a rank that does not answer in time is recorded as lost (at 0 s) and the exchange throws.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -20,6 +22,7 @@
 #include "common/clock.hpp"
 #include "distributed/mpi_world.hpp"
 #include "distributed/rank_plan.hpp"
+#include "distributed/rank_wait.hpp"
 #include "metrics/collector.hpp"
 
 namespace stampede::distributed {
@@ -41,9 +44,12 @@ class Coordinator {
   int ranks() const { return world_.size(); }
 
   // Collective with every rank's RankWorker. Returns each rank's worker thread count.
+  // Throws std::runtime_error naming the ranks that did not answer within the rank timeout
+  // (they are in lost(); the job must then be aborted).
   std::vector<int> share_plan(RankPlan plan, int threads_here);
   // Collective. Returns the start on this machine's monotonic clock. Throws
-  // std::runtime_error naming the ranks that could not load the scenario (nothing runs).
+  // std::runtime_error naming the ranks that could not load the scenario (nothing runs), or
+  // that did not answer within the rank timeout (as share_plan).
   Nanos agree_start(bool loaded_here);
 
   // From the start `t0`: receive on `io` (the main thread's loop) until wait_for_ranks().
@@ -60,6 +66,7 @@ class Coordinator {
 
  private:
   enum class State { Running, Done, Lost };
+  [[noreturn]] void give_up(const NoAnswer& e, const std::string& phase);
   void poll();
   void arm();
   void mark_lost(int rank, std::string why);
@@ -68,6 +75,7 @@ class Coordinator {
   World& world_;
   Nanos rank_timeout_;
   std::uint64_t sequence_ = 0;
+  std::string file_;  // the scenario being shared or started
   std::unique_ptr<boost::asio::steady_timer> timer_;
   metrics::Collector* merged_ = nullptr;
   metrics::Registry* registry_ = nullptr;

@@ -2,14 +2,25 @@
 
 #include <mpi.h>
 
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+#include <thread>
+
+#include "distributed/rank_wait.hpp"
 
 namespace stampede::distributed {
 
 namespace {
 
-constexpr int kTag = 7;
+constexpr int kTag = 7;         // the run's messages (MessageType first)
+constexpr int kExchangeTag = 8;  // the collectives' messages, raw bytes
+constexpr int kBeatTag = 9;      // rank 0 is alive: its rank timeout, an int64
+// How long a wait sleeps between polls: a few of these are all the bounded waits add to a
+// run's start.
+constexpr auto kWaitPoll = std::chrono::microseconds(200);
 
 int env_int(const char* name) {
   const char* v = std::getenv(name);
@@ -24,6 +35,8 @@ void check(int rc, const char* what) {
   throw std::runtime_error(std::string(what) + ": " + std::string(text, static_cast<std::size_t>(len)));
 }
 
+std::string pack_int64(std::int64_t v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); }
+
 }  // namespace
 
 int launched_world_size() {
@@ -32,13 +45,24 @@ int launched_world_size() {
 }
 
 struct World::Pending {
-  std::string bytes;
+  std::shared_ptr<const std::string> bytes;  // shared by a broadcast's sends
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
-World::World() : sends_(new std::deque<Pending>) {
+// Rank 0's beat thread, and the others' view of rank 0.
+struct World::Beats {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+  std::thread thread;
+  std::int64_t payload = 0;  // rank 0's timeout; the beats' send buffer
+  Liveness rank0;
+};
+
+World::World() : sends_(new std::deque<Pending>), beats_(std::make_unique<Beats>()) {
   int provided = 0;
-  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+  serialized_ = provided >= MPI_THREAD_SERIALIZED;
   // Errors come back as return codes instead of ending the job: a rank that died must not
   // take rank 0 (and what it measured) with it.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -47,54 +71,182 @@ World::World() : sends_(new std::deque<Pending>) {
 }
 
 World::~World() {
+  stop_beats();
   wait_sends();
   delete sends_;
   MPI_Finalize();
 }
 
+void World::bound_waits(Nanos timeout) {
+  rank_timeout_ = timeout;
+  if (rank_ != 0 || size_ < 2 || !serialized_ || beats_->thread.joinable()) return;
+  beats_->payload = timeout;
+  beats_->thread = std::thread([this, every = std::chrono::nanoseconds(beat_interval(timeout))] {
+    std::unique_lock lock(beats_->mutex);
+    do {
+      std::lock_guard mpi(mpi_);
+      for (int r = 1; r < size_; ++r) {
+        // A beat is never waited for: to a dead rank it may never complete.
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (MPI_Isend(&beats_->payload, 1, MPI_INT64_T, r, kBeatTag, MPI_COMM_WORLD, &request) == MPI_SUCCESS)
+          MPI_Request_free(&request);
+      }
+    } while (!beats_->wake.wait_for(lock, every, [this] { return beats_->stop; }));
+  });
+}
+
+void World::stop_beats() {
+  if (!beats_->thread.joinable()) return;
+  {
+    std::lock_guard lock(beats_->mutex);
+    beats_->stop = true;
+  }
+  beats_->wake.notify_all();
+  beats_->thread.join();
+}
+
+void World::take_beats() {
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    std::int64_t timeout = 0;
+    {
+      std::lock_guard mpi(mpi_);
+      check(MPI_Iprobe(MPI_ANY_SOURCE, kBeatTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+      if (flag == 0) return;
+      check(MPI_Recv(&timeout, 1, MPI_INT64_T, status.MPI_SOURCE, kBeatTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+    }
+    if (status.MPI_SOURCE == 0) beats_->rank0.beat(SteadyClock::monotonic_now(), timeout);
+  }
+}
+
+void World::send_control(int to, std::shared_ptr<const std::string> bytes) {
+  std::lock_guard mpi(mpi_);
+  Pending& p = sends_->emplace_back();
+  p.bytes = std::move(bytes);
+  check(MPI_Isend(p.bytes->data(), static_cast<int>(p.bytes->size()), MPI_CHAR, to, kExchangeTag, MPI_COMM_WORLD,
+                  &p.request),
+        "MPI_Isend");
+}
+
+std::optional<std::string> World::try_receive(int from) {
+  std::lock_guard mpi(mpi_);
+  int flag = 0;
+  MPI_Status status;
+  check(MPI_Iprobe(from, kExchangeTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+  if (flag == 0) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_CHAR, &count);
+  std::string bytes(static_cast<std::size_t>(count), '\0');
+  check(MPI_Recv(bytes.data(), count, MPI_CHAR, from, kExchangeTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  return bytes;
+}
+
+std::string World::receive_from_rank0() {
+  Liveness& rank0 = beats_->rank0;
+  rank0.started(SteadyClock::monotonic_now());
+  for (;;) {
+    if (auto bytes = try_receive(0)) return std::move(*bytes);
+    take_beats();
+    const Nanos now = SteadyClock::monotonic_now();
+    if (rank0.presumed_dead(now)) {
+      std::fprintf(stderr,
+                   "rank %d: error: rank 0 sent nothing for %.1f s (its rank timeout is %.1f s) while this rank "
+                   "waited for it; it may have died\n",
+                   rank_, static_cast<double>(rank0.silence(now)) / kSecond,
+                   static_cast<double>(rank0.timeout()) / kSecond);
+      std::fflush(stderr);
+      abort(kRankLostStatus);
+    }
+    std::this_thread::sleep_for(kWaitPoll);
+  }
+}
+
 void World::broadcast(std::string& bytes) {
-  std::int64_t n = broadcast(static_cast<std::int64_t>(bytes.size()));
-  bytes.resize(static_cast<std::size_t>(n));
-  check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (rank_ != 0) {
+    bytes = receive_from_rank0();
+    return;
+  }
+  const auto shared = std::make_shared<const std::string>(bytes);
+  for (int r = 1; r < size_; ++r) send_control(r, shared);
+  progress_sends();
 }
 
 std::int64_t World::broadcast(std::int64_t value) {
-  check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  std::string bytes = pack_int64(value);
+  broadcast(bytes);
+  if (bytes.size() != sizeof value) throw std::runtime_error("malformed broadcast from rank 0");
+  std::memcpy(&value, bytes.data(), sizeof value);
   return value;
 }
 
 std::vector<int> World::all_gather(int value) {
   std::vector<int> all(static_cast<std::size_t>(size_));
-  check(MPI_Allgather(&value, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  const std::size_t all_bytes = all.size() * sizeof(int);
+  if (rank_ != 0) {
+    send_control(0, std::make_shared<const std::string>(reinterpret_cast<const char*>(&value), sizeof value));
+    const std::string bytes = receive_from_rank0();
+    if (bytes.size() != all_bytes) throw std::runtime_error("malformed all-gather from rank 0");
+    std::memcpy(all.data(), bytes.data(), all_bytes);
+    return all;
+  }
+  all[0] = value;
+  std::vector<int> others;
+  for (int r = 1; r < size_; ++r) others.push_back(r);
+  AnswerWait wait(std::move(others), SteadyClock::monotonic_now(), rank_timeout_);
+  while (!wait.complete()) {
+    bool heard = false;
+    for (int r : std::vector<int>(wait.awaited())) {
+      auto bytes = try_receive(r);
+      if (!bytes) continue;
+      if (bytes->size() != sizeof value) throw std::runtime_error("malformed all-gather from rank " + std::to_string(r));
+      std::memcpy(&all[static_cast<std::size_t>(r)], bytes->data(), sizeof value);
+      wait.answered(r);
+      heard = true;
+    }
+    if (wait.complete()) break;
+    if (auto late = wait.overdue(SteadyClock::monotonic_now()); !late.empty()) throw NoAnswer(late, rank_timeout_);
+    if (!heard) std::this_thread::sleep_for(kWaitPoll);
+  }
+  std::string bytes(all_bytes, '\0');
+  std::memcpy(bytes.data(), all.data(), all_bytes);
+  broadcast(bytes);
   return all;
 }
 
 void World::send(int to, MessageType type, std::string_view payload) {
+  auto bytes = std::make_shared<std::string>();
+  bytes->reserve(payload.size() + 1);
+  bytes->push_back(static_cast<char>(type));
+  *bytes += payload;
+  std::lock_guard mpi(mpi_);
   Pending& p = sends_->emplace_back();
-  p.bytes.reserve(payload.size() + 1);
-  p.bytes.push_back(static_cast<char>(type));
-  p.bytes += payload;
-  check(MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_CHAR, to, kTag, MPI_COMM_WORLD, &p.request),
+  p.bytes = bytes;
+  check(MPI_Isend(bytes->data(), static_cast<int>(bytes->size()), MPI_CHAR, to, kTag, MPI_COMM_WORLD, &p.request),
         "MPI_Isend");
 }
 
 bool World::progress_sends() {
-  // Sends complete in order to one destination; testing from the front is enough.
-  while (!sends_->empty()) {
+  std::lock_guard mpi(mpi_);
+  // Sends to several ranks (a broadcast's) complete in any order: test them all.
+  std::erase_if(*sends_, [](Pending& p) {
     int done = 0;
-    MPI_Test(&sends_->front().request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) return false;
-    sends_->pop_front();
-  }
-  return true;
+    MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  return sends_->empty();
 }
 
 void World::wait_sends() {
+  std::lock_guard mpi(mpi_);
   for (Pending& p : *sends_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
   sends_->clear();
 }
 
 std::optional<Message> World::poll() {
+  take_beats();
+  std::lock_guard mpi(mpi_);
   int flag = 0;
   MPI_Status status;
   check(MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
@@ -114,6 +266,8 @@ std::optional<Message> World::poll() {
 }
 
 void World::abort(int status) {
+  // Not while the beat thread is in a call (MPI_THREAD_SERIALIZED); it never holds the lock long.
+  std::lock_guard mpi(mpi_);
   MPI_Abort(MPI_COMM_WORLD, status);
   std::_Exit(status);
 }

@@ -3,17 +3,25 @@
 //
 // MPI is started only when a launcher started us (mpirun sets OMPI_COMM_WORLD_SIZE, Slurm
 // and other PMI launchers set PMI_SIZE): a plain `stampede run` never touches MPI.
-// Every MPI call is made on the main thread (MPI_THREAD_FUNNELED): worker threads hand
-// their bytes to it.
+// MPI calls are made on the main thread, except rank 0's beats (rank_wait.hpp), sent from
+// a thread of their own: every call holds one mutex (MPI_THREAD_SERIALIZED). Worker
+// threads hand their bytes to the main thread.
 //
-// Point-to-point traffic is one tag, with the message type as the first byte, so a
-// rank's messages reach rank 0 in the order they were sent (MPI's non-overtaking rule
-// holds for messages that match the same receive).
+// The run's point-to-point traffic is one tag, with the message type as the first byte, so
+// a rank's messages reach rank 0 in the order they were sent (MPI's non-overtaking rule
+// holds for messages that match the same receive). The exchanges before a run ("collective"
+// below) are point-to-point messages on a tag of their own, polled, so that no wait for a
+// dead rank can last: rank 0 gives up on ranks that do not answer within the rank timeout
+// (NoAnswer), and the others give up on rank 0 when it stops beating.
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/clock.hpp"
 
 namespace stampede::distributed {
 
@@ -43,7 +51,13 @@ class World {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  // Collective: every rank calls these in the same order.
+  // Bounds the waits of the collectives below (rank 0 calls it, before the first): rank 0
+  // throws NoAnswer when ranks have not answered within `timeout`, and starts beating, so
+  // that the others wait for it as long as it is alive and end the job (exit 3) once it has
+  // sent nothing for `timeout`. Until then the waits have no bound.
+  void bound_waits(Nanos timeout);
+
+  // Collective: every rank calls these in the same order. On rank 0, broadcasts never wait.
   void broadcast(std::string& bytes);        // rank 0's bytes to everyone
   std::int64_t broadcast(std::int64_t value);
   std::vector<int> all_gather(int value);   // everyone's value, by rank
@@ -53,7 +67,7 @@ class World {
   // Completes what sends it can; true when none is pending.
   bool progress_sends();
   void wait_sends();
-  // A message for this rank, if one has arrived (never blocks).
+  // A message for this rank, if one has arrived (never blocks). Also takes in beats.
   std::optional<Message> poll();
 
   // Ends the whole job now, every rank, with this exit status. Does not return.
@@ -61,9 +75,20 @@ class World {
 
  private:
   struct Pending;
+  struct Beats;
+  void send_control(int to, std::shared_ptr<const std::string> bytes);
+  std::optional<std::string> try_receive(int from);  // the next exchange message from `from`
+  std::string receive_from_rank0();                   // waits while rank 0 is alive
+  void take_beats();
+  void stop_beats();
+
   int rank_ = 0;
   int size_ = 1;
+  bool serialized_ = false;  // MPI gave MPI_THREAD_SERIALIZED: rank 0 may beat
+  Nanos rank_timeout_ = 0;   // bound_waits()
+  std::mutex mpi_;           // held by every MPI call
   std::deque<Pending>* sends_;  // heap: keeps <mpi.h> out of this header
+  std::unique_ptr<Beats> beats_;
 };
 
 }  // namespace stampede::distributed

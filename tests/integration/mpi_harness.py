@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
 from harness import BIN, write_scenario
 
@@ -53,3 +54,36 @@ local http = require "stampede.http"
 return {{ options = {{ rate = {rate}, duration = "{duration}", graceful_stop = "5s", max_vus = 300 {extra} }},
          run = function() http.get("{url}/api/posts") end }}
 """, directory=directory)
+
+
+def rank_pid(rank, path, timeout=15):
+    """The pid of rank RANK of a job running the scenario PATH (a stampede process whose
+    environment says so and whose command line names PATH, so that other jobs on the same
+    machine are left alone); None if none showed up within TIMEOUT seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    environ = f.read()
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            if f"OMPI_COMM_WORLD_RANK={rank}\0".encode() in environ and path.encode() in cmdline \
+                    and b"stampede" in cmdline:
+                return int(pid)
+        time.sleep(0.05)
+    return None
+
+
+def wait_for_file(path, timeout=15):
+    """True once PATH exists (a marker a scenario writes), False after TIMEOUT seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.02)
+    return False

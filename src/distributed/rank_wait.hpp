@@ -1,0 +1,71 @@
+#pragma once
+// The waits before and between runs (the plan, thread counts, "loaded", the start), bounded
+// so that a rank that died cannot hang the job (docs/design/026-bounded-waits-before-the-run.md).
+//
+// Rank 0 gives every other rank `--rank-timeout` to answer: the others only answer what
+// rank 0 just sent, after work rank 0 has done too (loading the scenario), so a live rank
+// answers well within it. The other ranks wait for rank 0 without a bound of their own,
+// because rank 0 may legitimately be busy for longer (setup() runs on rank 0 alone): rank 0
+// beats instead, a small message every beat_interval() from a thread of its own, and a rank
+// gives up on rank 0 only when nothing at all came from it for rank 0's timeout (which the
+// beats carry). Pure logic on the caller's clock; mpi_world.cpp does the polling.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+
+namespace stampede::distributed {
+
+// The exit status of a job that lost a rank (the same as cli's kRankLost).
+inline constexpr int kRankLostStatus = 3;
+
+// Rank 0 waiting for one answer from each of `awaited`.
+class AnswerWait {
+ public:
+  // `timeout` 0: no bound.
+  AnswerWait(std::vector<int> awaited, Nanos start, Nanos timeout);
+  void answered(int rank);
+  bool complete() const { return awaited_.empty(); }
+  const std::vector<int>& awaited() const { return awaited_; }
+  // Once the time is up: the ranks that have not answered (empty before, or when all have).
+  std::vector<int> overdue(Nanos now) const;
+
+ private:
+  std::vector<int> awaited_;
+  Nanos deadline_;
+};
+
+// Another rank's view of rank 0 while it waits for it.
+class Liveness {
+ public:
+  // A wait begins: silence is counted from here at the earliest (a beat drained late, after
+  // a run, says nothing about when it was sent).
+  void started(Nanos now);
+  // A beat from rank 0, carrying its timeout.
+  void beat(Nanos now, Nanos timeout);
+  // No bound until the first beat: before it, rank 0 is still starting.
+  bool presumed_dead(Nanos now) const { return timeout_ > 0 && silence(now) > timeout_; }
+  Nanos silence(Nanos now) const { return now - last_; }
+  Nanos timeout() const { return timeout_; }
+
+ private:
+  Nanos last_ = 0;
+  Nanos timeout_ = 0;
+};
+
+// How often rank 0 beats for this timeout: four beats a timeout, at least one a second.
+Nanos beat_interval(Nanos timeout);
+
+// "1", "1, 3"
+std::string join_ranks(const std::vector<int>& ranks);
+
+// Thrown on rank 0 when ranks did not answer within the timeout.
+class NoAnswer : public std::runtime_error {
+ public:
+  NoAnswer(std::vector<int> ranks, Nanos timeout);
+  std::vector<int> ranks;
+  Nanos timeout;
+};
+
+}  // namespace stampede::distributed
