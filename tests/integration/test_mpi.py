@@ -205,14 +205,16 @@ class DistributedRun(unittest.TestCase):
 
     def test_sigusr1_to_mpirun_stops_every_rank_and_keeps_the_results(self):
         # OpenMPI's mpirun kills the whole job on Ctrl-C (SIGINT) but passes SIGUSR1 on to
-        # every rank: rank 0 reads it as a Ctrl-C. Rank 1 runs in a directory without the
-        # scenario (as on another machine), so it writes rank 0's copy under its TMPDIR.
+        # every rank: rank 0 reads it as a Ctrl-C. Rank 1 runs in a directory holding an older
+        # scenario.lua (as on another machine), so it writes rank 0's text under its TMPDIR.
         private_tmp = os.path.join(self.dir, "tmp")
         elsewhere = os.path.join(self.dir, "elsewhere")
         os.makedirs(private_tmp)
         os.makedirs(elsewhere)
         with Target(delay="fixed:1") as target:
-            self.scenario(target.url, 40, "20s", ', thresholds = { {"http.request", p95 = 5000} }')
+            path = self.scenario(target.url, 40, "20s", ', thresholds = { {"http.request", p95 = 5000} }')
+            with open(path) as f, open(os.path.join(elsewhere, "scenario.lua"), "w") as stale:
+                stale.write("-- an older copy\n" + f.read())
             out_json = os.path.join(self.dir, "r.json")
             args = [BIN, "run", "scenario.lua", "--quiet", "--threads", "1", "--out", out_json]
             cmd = [MPIRUN, "-q", "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
