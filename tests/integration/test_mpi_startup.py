@@ -126,7 +126,7 @@ return {{ options = {{ rate = 20, duration = "1s", max_vus = 30 }},
         marker = os.path.join(self.dir, "in-setup")
         with Target(delay="fixed:1") as target:
             path = setup_scenario(target.url, marker, self.dir)
-            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--rank-timeout", "1s"]),
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--rank-timeout", f"{RANK_TIMEOUT}s"]),
                                     timeout=60)
             truth = target.truth()
         self.assertEqual(code, 0, f"{out}\n{err}")
