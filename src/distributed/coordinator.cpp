@@ -24,7 +24,7 @@ Coordinator::Coordinator(World& world, Nanos rank_timeout) : world_(world), rank
 
 void Coordinator::give_up(const NoAnswer& e, const std::string& phase) {
   const std::string why = fmt::format("no answer within {:.1f} s {}", static_cast<double>(e.timeout) / kSecond, phase);
-  for (int r : e.ranks) lost_.push_back({r, 0, why});
+  for (int r : e.ranks) lost_.push_back({r, 0, why, true});
   throw std::runtime_error(fmt::format("{} {}; {} may have died (nothing ran{})", e.what(), phase,
                                        e.ranks.size() == 1 ? "it" : "they",
                                        sequence_ > 1 ? " from this file on" : ""));
@@ -138,7 +138,7 @@ void Coordinator::poll() {
 void Coordinator::mark_lost(int rank, std::string why) {
   const auto r = static_cast<std::size_t>(rank);
   state_[r] = State::Lost;
-  LostRank lost{rank, SteadyClock::monotonic_now() - t0_, std::move(why)};
+  LostRank lost{rank, SteadyClock::monotonic_now() - t0_, std::move(why), false};
   lost_.push_back(lost);
   merged_->finish(r);  // the merge goes on without it
   if (on_lost_) on_lost_(lost);

@@ -31,6 +31,7 @@ struct LostRank {
   int rank = 0;
   Nanos at = 0;  // since the run's start
   std::string why;
+  bool before_run = false;  // lost in the exchanges before the run (at is 0; the exception said why)
 };
 
 class Coordinator {
