@@ -216,7 +216,8 @@ class DistributedRun(unittest.TestCase):
             with open(path) as f, open(os.path.join(elsewhere, "scenario.lua"), "w") as stale:
                 stale.write("-- an older copy\n" + f.read())
             out_json = os.path.join(self.dir, "r.json")
-            args = [BIN, "run", "scenario.lua", "--quiet", "--threads", "1", "--out", out_json]
+            # An absolute path: mpirun would look for a relative one under -wdir.
+            args = [os.path.abspath(BIN), "run", "scenario.lua", "--quiet", "--threads", "1", "--out", out_json]
             cmd = [MPIRUN, "-q", "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
             if os.geteuid() == 0:
                 cmd.append("--allow-run-as-root")
