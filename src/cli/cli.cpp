@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -39,7 +40,16 @@ struct DurationValidator : CLI::Validator {
 
 Nanos duration_of(const std::string& text) { return *proto::parse_duration(text); }
 
+// Under mpirun only rank 0 reads the scenario files and sends their text to the others
+// (design 013): on another machine a rank's copy need not exist.
+bool is_other_mpi_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(name)) return std::atoi(rank) > 0;
+  return false;
+}
+
 std::string check_scenario_file(const std::string& path) {
+  if (is_other_mpi_rank()) return {};
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) return {};
   if (std::filesystem::is_directory(path, ec)) return path + " is a directory, not a scenario file";

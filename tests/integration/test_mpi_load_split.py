@@ -1,7 +1,8 @@
 """Distributed runs must match one process with the same load where the split could differ:
 an arrival rate with few VUs (every rank's threads take every n-th arrival), gauges that
 describe one process (generator.fds against its own limit), several files (all checked before
-any runs), and a failed threshold under plain `mpirun` (exit 1, no MPI_ABORT banner)."""
+any runs), a scenario file only rank 0 has, and a failed threshold under plain `mpirun`
+(exit 1, no MPI_ABORT banner)."""
 import os
 import shutil
 import subprocess
@@ -81,6 +82,24 @@ return {{ options = {{ {options} }},
         self.assertIn("broken.lua", err)
         self.assertNotIn("ran for", out)
         self.assertEqual(truth["count"], 0)
+
+    def test_only_rank_0_needs_the_scenario_file(self):
+        # Rank 1 starts in a directory without it, as on another machine: rank 0 sends the text.
+        with Target() as target:
+            path = self.scenario(target.url, 'rate = 20, duration = "1s", graceful_stop = "5s"', name="only0.lua")
+            elsewhere = os.path.join(self.dir, "elsewhere")
+            os.mkdir(elsewhere)
+            cmd = [MPIRUN, "-q", "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
+            if os.geteuid() == 0:
+                cmd.append("--allow-run-as-root")
+            rank_args = ["run", "only0.lua", "--quiet", "--threads", "1"]
+            cmd += ["-np", "1", "-wdir", self.dir, BIN, *rank_args, ":", "-np", "1", "-wdir", elsewhere, BIN, *rank_args]
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env())
+            code, out, err = finish(p, timeout=60)
+            truth = target.truth()
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        self.assertRegex(out, r"\niterations\s+20\b", out)
+        self.assertEqual(truth["count"], 20)
 
     def test_a_failed_threshold_under_plain_mpirun_exits_1_without_an_abort(self):
         with Target() as target:
