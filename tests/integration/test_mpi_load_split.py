@@ -93,7 +93,8 @@ return {{ options = {{ {options} }},
             if os.geteuid() == 0:
                 cmd.append("--allow-run-as-root")
             rank_args = ["run", "only0.lua", "--quiet", "--threads", "1"]
-            cmd += ["-np", "1", "-wdir", self.dir, BIN, *rank_args, ":", "-np", "1", "-wdir", elsewhere, BIN, *rank_args]
+            binary = os.path.abspath(BIN)  # under -wdir, mpirun looks for a relative path there
+            cmd += ["-np", "1", "-wdir", self.dir, binary, *rank_args, ":", "-np", "1", "-wdir", elsewhere, binary, *rank_args]
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env())
             code, out, err = finish(p, timeout=60)
             truth = target.truth()
