@@ -148,9 +148,11 @@ int coordinate(const RunArgs& args, distributed::World& world) {
   }
   if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
   if (!coord.lost().empty()) {
-    for (const auto& lost : coord.lost())
+    for (const auto& lost : coord.lost()) {
+      if (lost.before_run) continue;  // the exchange that found it already said so
       std::fprintf(stderr, "error: rank %d was lost %.1f s into the run (%s); the results hold what was measured until then\n",
                    lost.rank, static_cast<double>(lost.at) / kSecond, lost.why.c_str());
+    }
     std::fflush(stderr);
     // A collective with a dead rank may never return: end the job here, every rank.
     world.abort(kRankLost);
@@ -204,6 +206,9 @@ std::optional<int> run_distributed_if_asked(const RunArgs& args) {
   }
   try {
     distributed::World world;
+    // Bounds every wait from here on, the checks of a multi-file run's scenarios included
+    // (docs/design/026); the Coordinator would start the beats only later.
+    world.bound_waits(args.cluster.rank_timeout);
     if (world.rank() == 0) return coordinate(args, world);
     return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump});
   } catch (const std::exception& e) {

@@ -105,7 +105,7 @@ return {{ options = {{ {options} }},
     def test_a_failed_threshold_under_plain_mpirun_exits_1_without_an_abort(self):
         with Target() as target:
             path = self.scenario(target.url, 'rate = 20, duration = "1s", graceful_stop = "5s", '
-                                             'thresholds = { {"http.request", count = 1000} }')
+                                             'thresholds = { {"http.request", count = 5} }')
             code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1"], keep_going=False))
         self.assertEqual(code, 1, f"{out}\n{err}")
         self.assertIn("fail http.request count", out)
