@@ -16,7 +16,7 @@ import time
 import unittest
 
 from harness import BIN, Target, main, temp_dir
-from mpi_harness import MPIRUN, NO_MPIRUN, RANKS, finish, load, mpi_env, mpirun, rate_scenario
+from mpi_harness import MPIRUN, NO_MPIRUN, RANKS, finish, load, mpi_env, mpirun, rank_pid, rate_scenario
 
 
 def varints(data, at):
@@ -130,25 +130,12 @@ class DistributedRun(unittest.TestCase):
             killed = []
 
             def kill_rank_2():
-                # Rank 2 of this job: a stampede process whose environment says so.
-                deadline = time.monotonic() + 15
-                while time.monotonic() < deadline and not killed:
-                    for pid in os.listdir("/proc"):
-                        if not pid.isdigit():
-                            continue
-                        try:
-                            with open(f"/proc/{pid}/environ", "rb") as f:
-                                environ = f.read()
-                            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                                cmdline = f.read()
-                        except OSError:
-                            continue
-                        if b"OMPI_COMM_WORLD_RANK=2\0" in environ and path.encode() in cmdline:
-                            time.sleep(2.5)  # a couple of seconds into the run
-                            os.kill(int(pid), 9)
-                            killed.append(pid)
-                            return
-                    time.sleep(0.05)
+                # Rank 2 of this job, a couple of seconds into the run.
+                pid = rank_pid(2, path, timeout=15)
+                if pid is not None:
+                    time.sleep(2.5)
+                    os.kill(pid, 9)
+                    killed.append(pid)
 
             killer = threading.Thread(target=kill_rank_2)
             killer.start()
