@@ -269,7 +269,9 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   std::lock_guard summary(summary_lock());
   const int status = output_->finish(lasted, scenario_.thresholds);
   result = output_->result();
-  result.generator = generator_figures(own_collector(), registry_, 0, -1,
+  // The merged figures: under mpirun every rank's loop delay, lag and drops count (the
+  // generator gauges merge as the busiest rank's), not rank 0's alone.
+  result.generator = generator_figures(collector(), registry_, 0, -1,
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(shape_, collector().summary(), registry_));
   std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);

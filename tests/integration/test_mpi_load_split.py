@@ -3,6 +3,7 @@ an arrival rate with few VUs (every rank's threads take every n-th arrival), gau
 describe one process (generator.fds against its own limit), several files (all checked before
 any runs), a scenario file only rank 0 has, and a failed threshold under plain `mpirun`
 (exit 1, no MPI_ABORT banner)."""
+import json
 import os
 import shutil
 import subprocess
@@ -70,6 +71,20 @@ return {{ options = {{ {options} }},
         self.assertEqual(code, 0, f"{out}\n{err}")
         self.assertRegex(out, r"pass generator\.fds max <= 50 \(\d\d?\)", out)
         self.assertIn("pass vus max <= 3 (3)", out)  # VUs of the ranks still add up
+
+    def test_the_generator_verdict_counts_every_ranks_drops(self):
+        # 2 VUs of 100 ms requests cannot start 100 arrivals/s: most are dropped, on both
+        # ranks; the generator figures counted rank 0's alone.
+        out_json = os.path.join(self.dir, "r.json")
+        with Target(delay="fixed:100") as target:
+            path = self.scenario(target.url, 'rate = 100, duration = "2s", max_vus = 2')
+            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1", "--out", out_json]))
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        with open(out_json) as f:
+            result = json.load(f)["results"][0]
+        dropped = result["metrics"]["iterations.dropped"]["count"]
+        self.assertGreater(dropped, 100, out)
+        self.assertEqual(result["generator"]["dropped"], dropped, result["generator"])
 
     def test_a_broken_second_file_is_found_before_the_first_runs(self):
         with Target() as target:
