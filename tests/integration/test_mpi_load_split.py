@@ -84,7 +84,7 @@ return {{ options = {{ {options} }},
             result = json.load(f)["results"][0]
         dropped = result["metrics"]["iterations.dropped"]["count"]
         self.assertGreater(dropped, 100, out)
-        self.assertEqual(result["generator"]["dropped"], dropped, result["generator"])
+        self.assertEqual(result["generator"]["dropped_iterations"], dropped, result["generator"])
 
     def test_a_broken_second_file_is_found_before_the_first_runs(self):
         with Target() as target:
