@@ -14,6 +14,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -111,6 +112,8 @@ struct Session {
   // Completions queued on the loop hold a weak reference: in discard mode they check it.
   std::shared_ptr<const char> alive = std::make_shared<const char>('\0');
 
+  // Throws std::invalid_argument when http.request.<name> exists with another kind (nothing
+  // is cached then).
   MetricId named_metric(const std::string& name) {
     for (const auto& [known, id] : named_metrics) {
       if (known == name) return id;
@@ -175,10 +178,11 @@ struct Session {
 
 class Exchange : public std::enable_shared_from_this<Exchange> {
  public:
-  Exchange(Session& session, HttpRequest req, Done done)
+  Exchange(Session& session, HttpRequest req, std::optional<MetricId> named_metric, Done done)
       : session_(&session),
         ctx_(session.ctx),
         req_(std::move(req)),
+        named_metric_(named_metric),
         done_(std::move(done)),
         discard_on_destroy_(session.discard_on_destroy),
         session_alive_(session.alive),
@@ -418,7 +422,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     const Nanos service_time = last_byte_at_ - write_started_;
     last_duration_ = service_time;
     ctx_.sink.record(session_->request_metric, service_time);
-    if (!req_.name.empty()) ctx_.sink.record(session_->named_metric(req_.name), service_time);
+    if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
 
     const proto::HttpResponseHead& head = parser_.head();
     std::int64_t now_unix = -1;  // read once, and only for a response that sets cookies
@@ -544,6 +548,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   Session* session_;  // null once finished: the session may be gone
   ClientContext& ctx_;
   HttpRequest req_;  // the current hop's method, body and headers
+  const std::optional<MetricId> named_metric_;  // http.request.<name>, every hop's response
   Done done_;
   const bool discard_on_destroy_;
   std::weak_ptr<const char> session_alive_;  // expires with the session
@@ -588,7 +593,11 @@ HttpSession::HttpSession(ClientContext& ctx, OnDestroy on_destroy)
 HttpSession::~HttpSession() { impl_->close_all(); }
 
 void HttpSession::request(HttpRequest req, std::function<void(HttpResponse)> done) {
-  auto exchange = std::make_shared<Exchange>(*impl_, std::move(req), std::move(done));
+  // The name's row is found now, in the caller's call, not when the response arrives: a
+  // clash then threw inside a read handler, out of the worker's loop, and ended the process.
+  std::optional<MetricId> named_metric;
+  if (!req.name.empty()) named_metric = impl_->named_metric(req.name);
+  auto exchange = std::make_shared<Exchange>(*impl_, std::move(req), named_metric, std::move(done));
   impl_->in_flight.push_back(exchange);
   exchange->start();
 }

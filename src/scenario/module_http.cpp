@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iterator>
 #include <lua.hpp>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,8 +122,15 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
   }
   lua_pop(L, 1);
 
+  // A name that is not a string used to be ignored, and the row it was meant for never
+  // appeared; an empty one would name no row either.
   lua_getfield(L, index, "name");
-  if (lua_type(L, -1) == LUA_TSTRING) req.name = lua_tostring(L, -1);
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    req.name = lua_tostring(L, -1);
+    if (req.name.empty()) luaL_error(L, "http: name is the row http.request.<name>: give a non-empty string");
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "http: name is the row http.request.<name>: a string, not a %s", luaL_typename(L, -1));
+  }
   lua_pop(L, 1);
 
   lua_getfield(L, index, "insecure");
@@ -179,12 +187,25 @@ int l_request(lua_State* L) {
   req.insecure = rt->env().insecure;
   read_request_options(L, 3, req);
   Vu& vu = require_vu(L, "http.request");
-  // Two words of captures: std::function keeps them without allocating (the runtime is the
-  // one whose session this is, found again through the VU's epoch-checked resume).
-  rt->http_of(vu).request(std::move(req), [&vu, epoch = vu.epoch](clients::HttpResponse res) {
-    if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
-    vu.runtime->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
-  });
+  const bool named = !req.name.empty();
+  std::string clash;
+  try {
+    // Two words of captures: std::function keeps them without allocating (the runtime is the
+    // one whose session this is, found again through the VU's epoch-checked resume).
+    rt->http_of(vu).request(std::move(req), [&vu, epoch = vu.epoch](clients::HttpResponse res) {
+      if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
+      vu.runtime->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
+    });
+  } catch (const std::invalid_argument& e) {
+    clash = e.what();  // raised below, outside the handler: luaL_error does not return
+  }
+  // A row the client records under exists as another kind (a counter: `name = "errors"`,
+  // or one the scenario made with stampede.increment): an error at the scenario's line, like
+  // stampede.*'s, rather than a throw out of the worker's loop when the response arrives.
+  if (!clash.empty()) {
+    return named ? luaL_error(L, "http: name: %s; give the request another name", clash.c_str())
+                 : luaL_error(L, "http: %s, and the HTTP client records it", clash.c_str());
+  }
   return lua_yield(L, 0);
 }
 

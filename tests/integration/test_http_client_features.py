@@ -141,5 +141,26 @@ return {{ options = {{ vus = 1, duration = "300ms", thresholds = {{ {thresholds}
             self.assertEqual(r.code, 0, r)
             self.assertRegex(r.out, r"scenario\.lua:7: .*" + re.escape(message), call + "\n" + r.out)
 
+    def test_a_name_whose_row_is_another_kind_is_a_lua_error_not_an_abort(self):
+        # http.request.errors is a counter: `name = "errors"` was resolved when the response
+        # arrived, threw inside the worker's loop and aborted the process (exit 134, no
+        # summary). A name that is not a string was ignored. Each is now an iteration error at
+        # the scenario's line, and the run ends with its summary.
+        cases = {
+            'http.get(base .. "/api/posts", { name = "errors" })':
+                'http: name: metric "http.request.errors" is a counter, not a timing',
+            'stampede.increment("http.request.login"); http.get(base .. "/api/posts", { name = "login" })':
+                'http: name: metric "http.request.login" is a counter, not a timing',
+            'http.get(base .. "/api/posts", { name = 5 })': "http: name is the row http.request.<name>: a string, not a number",
+            'http.get(base .. "/api/posts", { name = "" })': "http: name is the row http.request.<name>: give a non-empty",
+        }
+        for call, message in cases.items():
+            r = self.check_all(f"           {call}")
+            self.assertEqual(r.code, 0, call + "\n" + repr(r))
+            self.assertIn("ran for", r.out, r)
+            self.assertGreater(r.metric("iteration.errors")["count"], 0, r)
+            self.assertRegex(r.out, r"scenario\.lua:7: .*" + re.escape(message), call + "\n" + r.out)
+
+
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@
 ---@field form? table URL-encoded; sets `content-type: application/x-www-form-urlencoded`.
 ---@field timeout? stampede.Duration The whole request, redirects included (default 60 s).
 ---@field redirects? integer|false How many redirects to follow (default 10; 0 or false: none).
----@field name? string Also record under `http.request.<name>`, so URLs that differ by an id share a row and a threshold.
+---@field name? string Also record under `http.request.<name>`, so URLs that differ by an id share a row and a threshold. A name whose row already exists as another kind of metric is an error (`"errors"`: `http.request.errors` is a counter).
 ---@field insecure? boolean Do not verify TLS for this request.
 
 ---A response. `status` is 0 when no response arrived; then `error` and `error_reason` say why.

@@ -2,6 +2,8 @@
 // the request tally.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
 
@@ -58,6 +60,36 @@ TEST_F(HttpMetrics, ManyRequestsAreEachCountedOnce) {
   EXPECT_EQ(snapshot.requests.completed, 40u);
   EXPECT_EQ(snapshot.requests.failed, 10u);
   EXPECT_EQ(server.accepted(), 1);
+}
+
+// The name's row is found in request() itself: a clash used to throw when the response
+// arrived, inside the loop's read handler, and end the process.
+TEST_F(HttpMetrics, ANameWhoseRowIsAnotherKindThrowsFromRequestBeforeAnythingIsSent) {
+  ScriptedServer server([](ServerConnection& conn) {
+    while (conn.read_request()) conn.send(http_response(200, "ok"));
+  });
+  HttpSession session(ctx);
+  sink.id("http.request.login", metrics::Kind::Counter);  // a scenario's stampede.increment
+  for (const char* name : {"errors", "login"}) {
+    HttpRequest req;
+    req.url = server.url();
+    req.name = name;
+    bool called = false;
+    EXPECT_THROW(session.request(std::move(req), [&](clients::HttpResponse) { called = true; }),
+                 std::invalid_argument)
+        << name;
+    run_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(called) << name;
+  }
+  EXPECT_EQ(server.accepted(), 0);
+  EXPECT_EQ(take().requests.sent, 0u);
+
+  // The session is still usable, and a good name is still recorded.
+  HttpRequest req;
+  req.url = server.url();
+  req.name = "posts";
+  EXPECT_EQ(fetch(session, req).status, 200);
+  EXPECT_EQ(timing_count(take(), "http.request.posts"), 1u);
 }
 
 }  // namespace
