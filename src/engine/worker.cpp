@@ -1,6 +1,7 @@
 #include "engine/worker.hpp"
 
 #include <boost/asio/post.hpp>
+#include <fmt/format.h>
 #include <sys/prctl.h>
 
 #include "metrics/names.hpp"
@@ -73,7 +74,25 @@ void Worker::run(Nanos start) {
   begin_timer.async_wait([this](const boost::system::error_code&) {
     if (!stopping_ && executor_) executor_->begin();
   });
-  io_.run();
+  run_loop();
+}
+
+void Worker::run_loop() {
+  // A handler that throws leaves io_.run() with the exception; uncaught, it ended the whole
+  // process (std::terminate: no summary, no results, no verdict). It is an engine fault, so
+  // it is counted under vu.crashes with its message and the loop goes on: Asio lets run() be
+  // called again after a handler threw. The VU whose completion that was may never resume;
+  // the end of the run (or its graceful stop) still interrupts it.
+  for (;;) {
+    try {
+      io_.run();
+      return;
+    } catch (const std::exception& e) {
+      sink_.add_error(m_crashes_, fmt::format("engine fault: {}", e.what()));
+    } catch (...) {
+      sink_.add_error(m_crashes_, "engine fault: an unknown exception");
+    }
+  }
 }
 
 void Worker::stop(bool graceful) {

@@ -70,6 +70,7 @@ class Worker {
   void executor_finished();
 
  private:
+  void run_loop();  // io_.run(), surviving handlers that throw
   void arm_second_timer();
   void publish_second(bool last);
   void begin_stop(bool graceful);
