@@ -30,11 +30,23 @@ std::uint64_t count_in(const metrics::Snapshot& second, const metrics::Registry&
   return data != nullptr ? data->count : 0;
 }
 
+// The clients' error counters (http.request.errors, ws.connect.errors, channel.*.errors,
+// live.*.errors): every `*.errors` counter but iteration.errors, as `stampede compare` reads them.
+bool is_request_errors(const metrics::Registry& registry, metrics::MetricId id) {
+  if (registry.kind(id) != metrics::Kind::Counter) return false;
+  const std::string name = registry.name(id);
+  return name.ends_with(".errors") && name != metrics::names::kIterationErrors;
+}
+
 }  // namespace
 
 void ProgressTotals::add(const metrics::Snapshot& second, const metrics::Registry& registry) {
   errors += count_in(second, registry, metrics::names::kIterationErrors);
   dropped += count_in(second, registry, metrics::names::kDroppedIterations);
+  for (metrics::MetricId id = 0; id < second.metrics.size(); ++id) {
+    const metrics::MetricData& data = second.metrics[id];
+    if (data.present && data.count > 0 && is_request_errors(registry, id)) request_errors += data.count;
+  }
 }
 
 ProgressFigures progress_figures(const metrics::Snapshot& second, const metrics::Registry& registry,
@@ -45,6 +57,7 @@ ProgressFigures progress_figures(const metrics::Snapshot& second, const metrics:
   if (const auto* vus = in_second(second, registry, metrics::names::kVus)) f.vus = vus->gauge_last;
   f.iterations_per_second = static_cast<double>(count_in(second, registry, metrics::names::kIterations));
   f.errors = totals.errors;
+  f.request_errors = totals.request_errors;
   f.dropped = totals.dropped;
 
   std::uint64_t busiest = 0;
@@ -71,8 +84,9 @@ std::string format_progress(const ProgressFigures& f) {
   } else {
     clock = format_clock(f.elapsed);
   }
-  std::string line = fmt::format("[{}] vus {}  it/s {:.1f}  errors {}  dropped {}", clock,
-                                 format_number(f.vus), f.iterations_per_second, f.errors, f.dropped);
+  std::string line = fmt::format("[{}] vus {}  it/s {:.1f}  errors {}  req errors {}  dropped {}", clock,
+                                 format_number(f.vus), f.iterations_per_second, f.errors, f.request_errors,
+                                 f.dropped);
   if (!f.busiest_timing.empty()) {
     line += fmt::format("  {} p95 {}", f.busiest_timing, format_nanos(f.busiest_p95));
   }

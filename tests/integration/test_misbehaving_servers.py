@@ -1,5 +1,6 @@
 """Servers that refuse, send garbage, close early or stall cost an error count with the
 reason: never a crash, never a hang."""
+import re
 import socket
 import threading
 import unittest
@@ -79,6 +80,26 @@ class MisbehavingServers(unittest.TestCase):
         r = run(["run", scenario_for(f"http://127.0.0.1:{port}/")])
         self.assertEqual(r.code, 0, r)
         self.assertRegex(r.out, r"\n\s+refused\s+\d+", r)
+
+    def test_refused_requests_show_on_the_progress_line(self):
+        # The line's "errors" are failed iterations only: against a closed port it read
+        # "errors 0" every second and the refusals showed only in the summary.
+        port = free_port()  # nothing listens there
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ options = {{ vus = 1, duration = "2s" }},
+         run = function()
+           http.get("http://127.0.0.1:{port}/")
+           stampede.sleep(20)
+         end }}
+""")
+        r = run(["run", path])  # stderr is a pipe: one progress line per second
+        self.assertEqual(r.code, 0, r)
+        counts = [int(n) for n in re.findall(r"\breq errors (\d+)", r.err)]
+        self.assertTrue(counts, r)
+        self.assertGreater(max(counts), 0, r)
+        self.assertRegex(r.err, r"\berrors 0  req errors [1-9]", r)  # the iterations themselves went well
 
     def test_garbage(self):
         self.run_against(lambda c: c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"), "protocol")

@@ -19,15 +19,16 @@ TEST(ProgressLine, FormatsTheFigures) {
   f.vus = 500;
   f.iterations_per_second = 812;
   f.errors = 3;
+  f.request_errors = 1204;
   f.dropped = 0;
   f.busiest_timing = "http.request";
   f.busiest_p95 = 31'900'000;
   EXPECT_EQ(format_progress(f),
-            "[  12s / 1m30s] vus 500  it/s 812.0  errors 3  dropped 0  http.request p95 31.90ms");
+            "[  12s / 1m30s] vus 500  it/s 812.0  errors 3  req errors 1204  dropped 0  http.request p95 31.90ms");
 
   f.busiest_timing.clear();
   f.total = 0;  // no planned end
-  EXPECT_EQ(format_progress(f), "[12s] vus 500  it/s 812.0  errors 3  dropped 0");
+  EXPECT_EQ(format_progress(f), "[12s] vus 500  it/s 812.0  errors 3  req errors 1204  dropped 0");
 }
 
 TEST(ProgressLine, FiguresComeFromTheSecondAndTheTotals) {
@@ -36,8 +37,10 @@ TEST(ProgressLine, FiguresComeFromTheSecondAndTheTotals) {
   metrics::MetricSink b(registry);
   ProgressTotals totals;
 
-  // Second 0: one error.
+  // Second 0: one error, two refused requests.
   a.add_error(a.id(names::kIterationErrors, Kind::Counter), "boom");
+  a.add_error(a.id("http.request.errors", Kind::Counter), "refused");
+  b.add_error(b.id("http.request.errors", Kind::Counter), "refused");
   metrics::Snapshot s0 = a.take(0);
   s0.merge_parallel(b.take(0));
   totals.add(s0, registry);
@@ -52,6 +55,11 @@ TEST(ProgressLine, FiguresComeFromTheSecondAndTheTotals) {
   a.add_error(a.id(names::kIterationErrors, Kind::Counter), "boom");
   b.add_error(b.id(names::kIterationErrors, Kind::Counter), "boom");
   b.add(b.id(names::kDroppedIterations, Kind::Counter), 4);
+  // Every client's error counter adds to the request errors; other counters do not.
+  a.add_error(a.id("http.request.errors", Kind::Counter), "status 503");
+  b.add_error(b.id("ws.connect.errors", Kind::Counter), "refused");
+  b.add(b.id("http.request.errors.seen", Kind::Counter), 7);
+  b.add(b.id("channel.messages", Kind::Counter), 9);
   const auto request = a.id("http.request", Kind::Timing);
   const auto connect = b.id("ws.connect", Kind::Timing);
   const auto hidden = b.id("_internal.timing", Kind::Timing);
@@ -67,11 +75,12 @@ TEST(ProgressLine, FiguresComeFromTheSecondAndTheTotals) {
   EXPECT_EQ(f.vus, 500);
   EXPECT_EQ(f.iterations_per_second, 812);
   EXPECT_EQ(f.errors, 3u);
+  EXPECT_EQ(f.request_errors, 4u);
   EXPECT_EQ(f.dropped, 4u);
   EXPECT_EQ(f.busiest_timing, "http.request");
   EXPECT_NEAR(static_cast<double>(f.busiest_p95), 95e6, 95e6 / 2000);
   EXPECT_EQ(format_progress(f),
-            "[   2s / 1m30s] vus 500  it/s 812.0  errors 3  dropped 4  http.request p95 94.99ms");
+            "[   2s / 1m30s] vus 500  it/s 812.0  errors 3  req errors 4  dropped 4  http.request p95 94.99ms");
 }
 
 TEST(ProgressLine, TerminalRedrawsInPlaceOthersAppendLines) {
