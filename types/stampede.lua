@@ -14,7 +14,7 @@
 ---run. Timings (ms): `min mean p50 p90 p95 p99 max`; checks: `failed`, `failed_rate` (0..1);
 ---every metric: `count`, `rate` (per second); gauges: `max` (their highest level, e.g.
 ---`{"generator.cpu", max = 90}`). A metric that recorded nothing fails the
----threshold ("no samples"); an unknown key is an error before the run starts, and so is a key a built-in metric cannot have (`{"iteration.errors", p95 = 1}`: a counter has no p95); a scenario's own metrics get their kind when first recorded, so such a threshold on one of them fails after the run.
+---threshold ("no samples"; for a name within two edits of a built-in metric's, the message says which was meant); an unknown key is an error before the run starts, and so is a key a built-in metric or a named request row `http.request.<name>` (a timing) cannot have (`{"iteration.errors", p95 = 1}`: a counter has no p95); a scenario's own metrics get their kind when first recorded, so such a threshold on one of them fails after the run.
 ---@alias stampede.Threshold { [1]: string, min?: number, mean?: number, p50?: number, p90?: number, p95?: number, p99?: number, max?: number, count?: number, rate?: number, failed?: number, failed_rate?: number }
 
 ---The `options` of a scenario; flags of `stampede run` override them (`--vus` and `--duration` together replace `stages`; `--rate` replaces a VU load). One load only: options that set both a VU load (`vus`/`stages`) and a rate (`rate`/`rate_stages`), or `stages` with `duration`, are an error.
@@ -82,7 +82,10 @@ function stampede.measure(name, fn, ...) end
 ---@param ms number
 function stampede.record(name, ms) end
 
----Adds `n` (default 1) to the counter `name`.
+---Adds `n` (default 1) to the counter `name`. A counter exists from its first increment: for a
+---threshold on an event that may not happen (`{"bad", count = 0}`), call
+---`stampede.increment("bad", 0)` in `run` so that zero is recorded; otherwise a run in which
+---it never happened fails the threshold with "no samples".
 ---@param name string
 ---@param n? number
 function stampede.increment(name, n) end

@@ -11,8 +11,14 @@
 
 namespace stampede::metrics {
 
-// The kind of a built-in metric; nothing for any other name (custom metrics, and the
-// per-name timings such as `http.request.<name>`, whose names are the user's).
+// The kind of a built-in metric, and of the per-name request rows `http.request.<name>`
+// (timings: the HTTP client records nothing else under that prefix); nothing for any other
+// name (a scenario's own metrics).
 std::optional<Kind> builtin_kind(std::string_view name);
+
+// The built-in metric within two edits of `name` (a typo: "http.requests", "ws.jion"), for
+// a "did you mean" when a threshold's metric was never recorded; empty when there is none
+// or `name` is one.
+std::string_view nearest_builtin(std::string_view name);
 
 }  // namespace stampede::metrics

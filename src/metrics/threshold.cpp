@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "metrics/builtin_metrics.hpp"
+
 namespace stampede::metrics {
 
 namespace {
@@ -82,6 +84,22 @@ ThresholdResult unjudged(const ThresholdSpec& spec, std::string why) {
   return result;
 }
 
+// Why a metric that is not in the run's table at all cannot be judged, with a way out where
+// one is likely: a typo of a built-in name, or a counter of rare events that never happened
+// in this run (a counter exists from its first increment, and zero is a value only then).
+std::string never_recorded(const ThresholdSpec& spec, const Aggregation& a) {
+  std::string message = fmt::format("no samples: \"{}\" was never recorded", spec.metric);
+  if (const std::string_view near = nearest_builtin(spec.metric); !near.empty()) {
+    message += fmt::format(" (did you mean \"{}\"?)", near);
+  } else if (a.applies_to == AppliesTo::Any && !builtin_kind(spec.metric)) {
+    message += fmt::format(
+        " (a counter of events that may not happen: call stampede.increment(\"{}\", 0) in run so that zero is "
+        "recorded)",
+        spec.metric);
+  }
+  return message;
+}
+
 }  // namespace
 
 std::string validate_aggregation(std::string_view aggregation) {
@@ -115,9 +133,7 @@ ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, dou
   const Aggregation* a = find_aggregation(spec.aggregation);
   if (a == nullptr) return unjudged(spec, validate_aggregation(spec.aggregation));
   const NamedMetric* metric = find_metric(metrics, spec.metric);
-  if (metric == nullptr) {
-    return unjudged(spec, fmt::format("no samples: \"{}\" was never recorded", spec.metric));
-  }
+  if (metric == nullptr) return unjudged(spec, never_recorded(spec, *a));
   const Kind kind = metric->kind;
   const bool histogram = kind == Kind::Timing || kind == Kind::Distribution;
   if (std::string why = applicability_error(spec.aggregation, spec.metric, kind); !why.empty()) {

@@ -78,6 +78,29 @@ return {{ options = {{ vus = 2, duration = "1s", thresholds = {{ {thresholds} }}
         self.assertEqual(r.code, 1, r)
         self.assertIn('p95 applies to a timing, but "mine" is a counter', r.out)
 
+    def test_a_threshold_on_a_named_request_row_is_checked_before_the_run(self):
+        # http.request.<name> is always a timing: failed_rate on it used to fail only after the load.
+        r = run(["run", self.scenario('{"http.request.login", failed_rate = 0.01}',
+                                      body=f'require("stampede.http").get("{self.target.url}/api/posts", {{name = "login"}})')])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn('failed_rate applies to a check, but "http.request.login" is a timing', r.err)
+        self.assertNotIn("ran for", r.out)
+
+    def test_a_metric_never_recorded_near_a_builtin_name_says_which_was_meant(self):
+        r = run(["run", self.scenario('{"http.requests", p95 = 250}')])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn('no samples: "http.requests" was never recorded (did you mean "http.request"?)', r.out)
+
+    def test_a_counter_never_incremented_says_how_to_record_zero(self):
+        # The rare-event counter of a healthy run does not exist: the failure says how to make zero count.
+        body = ('local stampede = require("stampede") stampede.increment("recorded.zero", 0) '
+                'if vu.iteration < 0 then stampede.increment("bad") end stampede.sleep(20)')
+        r = run(["run", self.scenario('{"bad", count = 0}, {"recorded.zero", count = 0}', body=body)])
+        self.assertEqual(r.code, 1, r)
+        self.assertIn('fail bad count <= 0 (no samples: "bad" was never recorded (a counter of events that may not happen: '
+                      'call stampede.increment("bad", 0) in run so that zero is recorded))', r.out)
+        self.assertIn("pass recorded.zero count <= 0 (0)", r.out)
+
     def test_thresholds_print_in_a_fixed_order(self):
         # Written max, p50, p95: a Lua table does not keep that order, so they print in the
         # summary's column order on every run.

@@ -99,7 +99,7 @@ TEST_F(Thresholds, NoSamplesFails) {
   const ThresholdResult unknown = judge_("http.requests", "p95", 1e9);
   EXPECT_FALSE(unknown.pass);
   EXPECT_FALSE(unknown.judged);
-  EXPECT_EQ(unknown.message, "no samples: \"http.requests\" was never recorded");
+  EXPECT_EQ(unknown.message, "no samples: \"http.requests\" was never recorded (did you mean \"http.request\"?)");
 
   const ThresholdResult silent = judge_("ws.connect", "p95", 1e9);
   EXPECT_FALSE(silent.pass);
@@ -107,6 +107,30 @@ TEST_F(Thresholds, NoSamplesFails) {
 
   // Even `count <= huge` must not pass on a timing that recorded nothing.
   EXPECT_FALSE(judge_("ws.connect", "count", 1e9).pass);
+}
+
+TEST_F(Thresholds, ANameNearABuiltinOneSaysWhichItMayHaveMeant) {
+  EXPECT_EQ(judge_("ws.cnonect", "p95", 1).message,
+            "no samples: \"ws.cnonect\" was never recorded (did you mean \"ws.connect\"?)");
+  EXPECT_EQ(judge_("iteration.eror", "count", 0).message,
+            "no samples: \"iteration.eror\" was never recorded (did you mean \"iteration.errors\"?)");
+  // Far from every built-in name, or a named request row: no guess.
+  EXPECT_EQ(judge_("checkout.latency", "p95", 1).message, "no samples: \"checkout.latency\" was never recorded");
+  EXPECT_EQ(judge_("http.request.ab", "p95", 1).message, "no samples: \"http.request.ab\" was never recorded");
+}
+
+TEST_F(Thresholds, ACounterNeverIncrementedSaysHowToRecordZero) {
+  // `if res.status ~= 200 then stampede.increment("bad") end` with {"bad", count = 0}: a
+  // healthy run never creates the counter, and the message says how to.
+  const ThresholdResult r = judge_("bad", "count", 0);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.message,
+            "no samples: \"bad\" was never recorded (a counter of events that may not happen: call "
+            "stampede.increment(\"bad\", 0) in run so that zero is recorded)");
+  EXPECT_NE(judge_("bad", "rate", 1).message.find("stampede.increment(\"bad\", 0)"), std::string::npos);
+  // Not for a timing's aggregation, nor for a built-in metric a run did not use.
+  EXPECT_EQ(judge_("bad", "p95", 1).message.find("increment"), std::string::npos);
+  EXPECT_EQ(judge_("live.page.errors", "count", 0).message.find("increment"), std::string::npos);
 }
 
 TEST_F(Thresholds, KindMismatchFails) {
