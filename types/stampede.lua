@@ -7,27 +7,28 @@
 ---@alias stampede.Duration number|string
 
 ---One stage of a ramp: `{ "30s", 500 }` (or `{ duration = "30s", target = 500 }`) moves the
----VU count (or the rate) in a straight line to `target` over the duration.
+---VU count (or the rate) in a straight line to `target` over the duration. A stage has no other
+---keys (`{"30s", 10, ramp = "linear"}` is an error).
 ---@alias stampede.Stage { [1]: stampede.Duration, [2]: number, duration?: stampede.Duration, target?: number }
 
 ---A threshold: `{ "metric", key = limit, ... }`, judged as `value <= limit` at the end of the
 ---run. Timings (ms): `min mean p50 p90 p95 p99 max`; checks: `failed`, `failed_rate` (0..1);
 ---every metric: `count`, `rate` (per second); gauges: `max` (their highest level, e.g.
 ---`{"generator.cpu", max = 90}`). A metric that recorded nothing fails the
----threshold ("no samples"; for a name within two edits of a built-in metric's, the message says which was meant); an unknown key is an error before the run starts, and so is a key a built-in metric or a named request row `http.request.<name>` (a timing) cannot have (`{"iteration.errors", p95 = 1}`: a counter has no p95); a scenario's own metrics get their kind when first recorded, so such a threshold on one of them fails after the run.
+---threshold ("no samples"; for a name within two edits of a built-in metric's, the message says which was meant); an unknown key is an error before the run starts, and so is a limit that is not a number (`p95 = 250`, not `"250ms"`) and a key a built-in metric or a named request row `http.request.<name>` (a timing) cannot have (`{"iteration.errors", p95 = 1}`: a counter has no p95); a scenario's own metrics get their kind when first recorded, so such a threshold on one of them fails after the run.
 ---@alias stampede.Threshold { [1]: string, min?: number, mean?: number, p50?: number, p90?: number, p95?: number, p99?: number, max?: number, count?: number, rate?: number, failed?: number, failed_rate?: number }
 
----The `options` of a scenario; flags of `stampede run` override them (`--vus` and `--duration` together replace `stages`; `--rate` replaces a VU load). One load only: options that set both a VU load (`vus`/`stages`) and a rate (`rate`/`rate_stages`), or `stages` with `duration`, are an error.
+---The `options` of a scenario; flags of `stampede run` override them (`--vus` and `--duration` together replace `stages`; `--rate` replaces a VU load). One load only: options that set both a VU load (`vus`/`stages`) and a rate (`rate`/`rate_stages`), or `stages` with `duration`, are an error. So is a load that runs nothing: no time at all, or 0 VUs (or a rate of 0) throughout; ramps from or to 0 are fine.
 ---@class stampede.Options
----@field vus? integer Closed model: this many VUs, each starting its next iteration as soon as the last ends (with `duration`); with `stages`, the VUs they start from (as in k6).
+---@field vus? integer Closed model: this many VUs (a whole number), each starting its next iteration as soon as the last ends (with `duration`); with `stages`, the VUs they start from (as in k6).
 ---@field duration? stampede.Duration How long the load lasts (with `vus` or `rate`).
 ---@field stages? stampede.Stage[] Closed model with ramps: `{ {"30s", 500}, {"1m", 500}, {"10s", 0} }`.
 ---@field rate? number Open model: iterations started per second, on schedule however long earlier ones take (with `duration`).
 ---@field rate_stages? stampede.Stage[] Open model with ramps: `{ {"30s", 100}, {"1m", 500} }`, from `start_rate`.
----@field start_rate? number Open model: the rate `rate_stages` start from (default 0).
+---@field start_rate? number Open model: the rate `rate_stages` start from (default 0); only with `rate_stages`.
 ---@field max_vus? integer Open model: the most iterations in flight; arrivals beyond it count as `iterations.dropped` (default: the peak rate, at least 100).
 ---@field graceful_stop? stampede.Duration How long VUs no longer needed (ramp-down, end, first Ctrl-C) may finish their iteration; in rate mode, arrivals due before the scheduled end that have not started yet still start while it lasts, the rest count as dropped; without one, those due more than 250 ms before the end count as dropped and the rest are cut off (default 0).
----@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: `{ {"http.request", p95 = 250}, ... }`.
+---@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: a list, `{ {"http.request", p95 = 250}, ... }` (k6's map form, `{ ["http.request"] = {...} }`, is an error, as is any key but 1..n in `stages`, `rate_stages` and `local_addresses`).
 ---@field local_addresses? string|string[] Source addresses for outgoing connections: `"127.0.0.2-127.0.0.50"` or a list.
 ---@field insecure? boolean Do not verify TLS certificates for any request.
 ---@field find_limit? stampede.FindLimit How `stampede run --find-limit` steps the load for this scenario (its flags override each field).

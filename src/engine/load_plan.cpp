@@ -45,11 +45,27 @@ void check_options_agree(const scenario::ScenarioOptions& o, const std::string& 
     throw ScenarioError(
         fmt::format("{}: options set both rate and rate_stages: with rate_stages, start_rate is where they start", where));
   }
+  if (o.start_rate && o.rate_stages.empty()) {
+    // start_rate is only where rate_stages begin; beside rate (constant from the first
+    // second) or a VU load it would be ignored, and the run would not be the one written.
+    throw ScenarioError(fmt::format(
+        "{}: options set start_rate without rate_stages: start_rate is where rate_stages start; {}", where,
+        o.rate ? "rate is constant from the start, so drop start_rate or ramp with rate_stages" : "drop it"));
+  }
   if (!o.rate_stages.empty() && o.duration) {
     throw ScenarioError(fmt::format(
         "{}: options set both rate_stages and duration: the rate_stages are the duration ({})", where,
         proto::format_duration(total_of(o.rate_stages))));
   }
+}
+
+// A load that runs nothing (no time, or a level that never leaves 0) is a mistake: run, it
+// would exit 0 with an empty summary, and a CI job whose $VUS expanded to 0 would pass.
+// Stages that ramp from or to 0 are fine as long as some part of the run is above it.
+void require_some_load(const LoadShape& shape, const std::string& where, const char* why_zero) {
+  if (shape.total_duration() <= 0) throw ScenarioError(fmt::format("{}: the load lasts no time at all", where));
+  if (std::max(shape.start, peak_of(shape.stages)) <= 0)
+    throw ScenarioError(fmt::format("{}: no load: {}, so no iteration would run", where, why_zero));
 }
 
 }  // namespace
@@ -82,6 +98,8 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
       shape.stages = o.rate_stages;
     }
     shape.max_vus = static_cast<int>(cli.max_vus ? *cli.max_vus : o.max_vus ? *o.max_vus : default_max_vus(shape));
+    const bool staged = !cli.rate && !o.rate;
+    require_some_load(shape, where, staged ? "the rate_stages and start_rate never go above 0" : "options.rate is 0");
     return shape;
   }
 
@@ -102,6 +120,7 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
     // k6's ramping VUs start from options.vus when it is given.
     shape.start = static_cast<double>(o.vus.value_or(0));
     shape.stages = o.stages;
+    require_some_load(shape, where, "the stages (and options.vus) never go above 0 VUs");
   } else {
     const long long vus = cli.vus ? *cli.vus : o.vus ? *o.vus : 1;
     if (!duration)
@@ -111,8 +130,8 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
           where));
     shape.start = static_cast<double>(vus);
     shape.stages = {{*duration, static_cast<double>(vus)}};
+    require_some_load(shape, where, cli.vus ? "--vus is 0" : "options.vus is 0");
   }
-  if (shape.total_duration() <= 0) throw ScenarioError(fmt::format("{}: the load lasts no time at all", where));
   return shape;
 }
 

@@ -2,20 +2,18 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <cmath>
 #include <lua.hpp>
+#include <string_view>
 
-#include "metrics/builtin_metrics.hpp"
-#include "metrics/threshold.hpp"
 #include "proto/duration.hpp"
+#include "scenario/lua_list.hpp"
 #include "scenario/scenario_error.hpp"
+#include "scenario/threshold_options.hpp"
 
 namespace stampede::scenario {
 
 namespace {
-
-const std::vector<std::string> kThresholdKeys = {"min", "mean", "p50", "p90", "p95", "p99", "max",
-                                                 "count", "rate", "failed", "failed_rate"};
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -46,9 +44,49 @@ double read_number(lua_State* L, int index, const std::string& where, double min
   return v;
 }
 
+// VUs are whole: 2.5 used to run 2 without a word.
+long long read_count(lua_State* L, int index, const std::string& where, double min) {
+  const double v = read_number(L, index, where, min);
+  if (v != std::floor(v)) throw ScenarioError(fmt::format("{}: expected a whole number of VUs, got {:g}", where, v));
+  if (v > 1e9) throw ScenarioError(fmt::format("{}: must be at most 1000000000, got {:g}", where, v));
+  return static_cast<long long>(v);
+}
+
+// The duration ([1] or duration =) or the target ([2] or target =) of a stage, pushed; a
+// stage that gives one both ways is ambiguous.
+void push_stage_part(lua_State* L, int stage, int position, const char* name, const std::string& at) {
+  lua_rawgeti(L, stage, position);
+  lua_getfield(L, stage, name);
+  if (!lua_isnil(L, -1) && !lua_isnil(L, -2))
+    throw ScenarioError(fmt::format("{}: the {} is given twice, as [{}] and as {} =", at, name, position, name));
+  if (lua_isnil(L, -1)) lua_pop(L, 1);
+  else lua_remove(L, -2);
+}
+
+// A stage has a duration and a target and nothing else: `{"30s", 10, ramp = "linear"}` or a
+// third item would be ignored, and the load would not be the one the user meant.
+void require_stage_keys(lua_State* L, int stage, const std::string& at) {
+  lua_pushnil(L);
+  while (lua_next(L, stage) != 0) {
+    const int key = lua_gettop(L) - 1;
+    const bool known = lua_type(L, key) == LUA_TNUMBER
+                           ? lua_tonumber(L, key) == 1 || lua_tonumber(L, key) == 2
+                           : lua_type(L, key) == LUA_TSTRING && (std::string_view(lua_tostring(L, key)) == "duration" ||
+                                                                std::string_view(lua_tostring(L, key)) == "target");
+    if (!known) {
+      const std::string shown = lua_type(L, key) == LUA_TNUMBER ? fmt::format("[{}]", lua_value_shown(L, key))
+                                                                : lua_value_shown(L, key);
+      throw ScenarioError(fmt::format("{}: unknown key {}: a stage is {{duration, target}}, such as {{\"30s\", 100}}",
+                                      at, shown));
+    }
+    lua_pop(L, 1);
+  }
+}
+
 // stages = { {"30s", 500}, {duration = "1m", target = 500} }
-std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where) {
+std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where, const std::string& key) {
   if (!lua_istable(L, index)) throw ScenarioError(where + ": expected a list of {duration, target} pairs");
+  require_list(L, index, where, key + " = { {\"30s\", 100}, {\"1m\", 100} }");
   std::vector<Stage> stages;
   const size_t n = lua_objlen(L, index);
   for (size_t i = 1; i <= n; ++i) {
@@ -56,20 +94,13 @@ std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where
     lua_rawgeti(L, index, static_cast<int>(i));
     const int stage = lua_gettop(L);
     if (!lua_istable(L, stage)) throw ScenarioError(at + ": expected {duration, target}, such as {\"30s\", 100}");
-    lua_rawgeti(L, stage, 1);
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      lua_getfield(L, stage, "duration");
-    }
+    require_stage_keys(L, stage, at);
+    push_stage_part(L, stage, 1, "duration", at);
     if (lua_isnil(L, -1)) throw ScenarioError(at + ": missing the duration, as in {\"30s\", 100}");
     Stage s;
     s.duration = read_duration(L, lua_gettop(L), at + " duration");
     lua_pop(L, 1);
-    lua_rawgeti(L, stage, 2);
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      lua_getfield(L, stage, "target");
-    }
+    push_stage_part(L, stage, 2, "target", at);
     if (lua_isnil(L, -1)) throw ScenarioError(at + ": missing the target, as in {\"30s\", 100}");
     s.target = read_number(L, lua_gettop(L), at + " target", 0);
     lua_pop(L, 2);
@@ -77,54 +108,6 @@ std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where
   }
   if (stages.empty()) throw ScenarioError(where + ": needs at least one stage");
   return stages;
-}
-
-// thresholds = { {"http.request", p95 = 250, max = 2000}, {"checks", failed_rate = 0.01} }
-std::vector<ThresholdOption> read_thresholds(lua_State* L, int index, const std::string& where) {
-  if (!lua_istable(L, index)) throw ScenarioError(where + ": expected a list such as { {\"http.request\", p95 = 250} }");
-  std::vector<ThresholdOption> out;
-  const size_t n = lua_objlen(L, index);
-  for (size_t i = 1; i <= n; ++i) {
-    const std::string at = fmt::format("{}[{}]", where, i);
-    lua_rawgeti(L, index, static_cast<int>(i));
-    const int entry = lua_gettop(L);
-    if (!lua_istable(L, entry)) throw ScenarioError(at + ": expected {\"metric\", p95 = 250}");
-    lua_rawgeti(L, entry, 1);
-    if (lua_type(L, -1) != LUA_TSTRING) throw ScenarioError(at + ": the first item must be the metric name");
-    const std::string metric = lua_tostring(L, -1);
-    lua_pop(L, 1);
-    const std::optional<metrics::Kind> builtin = metrics::builtin_kind(metric);
-    lua_pushnil(L);
-    while (lua_next(L, entry) != 0) {
-      if (lua_type(L, -2) == LUA_TSTRING) {
-        const std::string key = lua_tostring(L, -2);
-        if (std::find(kThresholdKeys.begin(), kThresholdKeys.end(), key) == kThresholdKeys.end())
-          throw ScenarioError(fmt::format("{} ({}): unknown threshold key \"{}\": expected one of {}", at, metric, key,
-                                          join(kThresholdKeys)));
-        if (builtin) {
-          if (std::string why = metrics::applicability_error(key, metric, *builtin); !why.empty())
-            throw ScenarioError(fmt::format("{} ({}): {}", at, metric, why));
-        }
-      } else if (!(lua_type(L, -2) == LUA_TNUMBER && lua_tonumber(L, -2) == 1)) {
-        throw ScenarioError(at + ": only the metric name may be unnamed, as in {\"http.request\", p95 = 250}");
-      }
-      lua_pop(L, 1);
-    }
-    // In the order of kThresholdKeys, not lua_next's: a table's hash order is not the order
-    // they were written in, and the verdicts should print the same way on every run.
-    size_t keys = 0;
-    for (const std::string& key : kThresholdKeys) {
-      lua_getfield(L, entry, key.c_str());
-      if (!lua_isnil(L, -1)) {
-        out.push_back({metric, key, read_number(L, lua_gettop(L), fmt::format("{} ({}) {}", at, metric, key), 0)});
-        ++keys;
-      }
-      lua_pop(L, 1);
-    }
-    if (keys == 0) throw ScenarioError(fmt::format("{} ({}): no limit given, such as p95 = 250", at, metric));
-    lua_pop(L, 1);
-  }
-  return out;
 }
 
 }  // namespace
@@ -148,19 +131,19 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
     const std::string at = where + "." + key;
     const int v = lua_gettop(L);
     if (key == "vus") {
-      o.vus = static_cast<long long>(read_number(L, v, at, 0));
+      o.vus = read_count(L, v, at, 0);
     } else if (key == "duration") {
       o.duration = read_duration(L, v, at);
     } else if (key == "stages") {
-      o.stages = read_stages(L, v, at);
+      o.stages = read_stages(L, v, at, key);
     } else if (key == "rate") {
       o.rate = read_number(L, v, at, 0);
     } else if (key == "start_rate") {
       o.start_rate = read_number(L, v, at, 0);
     } else if (key == "rate_stages") {
-      o.rate_stages = read_stages(L, v, at);
+      o.rate_stages = read_stages(L, v, at, key);
     } else if (key == "max_vus") {
-      o.max_vus = static_cast<long long>(read_number(L, v, at, 1));
+      o.max_vus = read_count(L, v, at, 1);
     } else if (key == "graceful_stop") {
       o.graceful_stop = read_duration(L, v, at);
     } else if (key == "thresholds") {
@@ -173,6 +156,7 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       if (lua_type(L, v) == LUA_TSTRING) {
         o.local_addresses.emplace_back(lua_tostring(L, v));
       } else if (lua_istable(L, v)) {
+        require_list(L, v, at, "local_addresses = { \"127.0.0.2\", \"127.0.0.3\" }");
         for (size_t i = 1; i <= lua_objlen(L, v); ++i) {
           lua_rawgeti(L, v, static_cast<int>(i));
           if (lua_type(L, -1) != LUA_TSTRING) throw ScenarioError(at + ": expected strings such as \"127.0.0.2\"");

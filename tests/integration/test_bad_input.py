@@ -51,6 +51,53 @@ class BadInput(unittest.TestCase):
         path = write_scenario("return { run = function() end }", "noload.lua")
         self.assertUsageError(["run", path], "noload.lua", "duration")
 
+    def test_thresholds_written_as_a_map(self):
+        # k6's form used to become zero thresholds: a CI gate that always passed.
+        for thresholds, key in (('{ ["http.request"] = { p95 = 1 } }', '"http.request" = {...}'),
+                                ('{ http_req_duration = {"p(95)<250"} }', '"http_req_duration" = {...}'),
+                                ('{ {"http.request", p95 = 1}, ["iteration.errors"] = { count = 0 } }',
+                                 '"iteration.errors" = {...}')):
+            path = write_scenario('return { options = { vus = 1, duration = "1s", thresholds = ' + thresholds + ' }, '
+                                  'run = function() end }', "map.lua")
+            r = self.assertUsageError(["run", path], "map.lua: options.thresholds: " + key + " is not a list entry",
+                                      'write thresholds = { {"http.request", p95 = 250} }')
+            self.assertNotIn("ran for", r.out)
+
+    def test_lists_written_with_other_keys(self):
+        path = write_scenario('return { options = { stages = { {"30s", 10}, extra = {"1m", 5} } }, run = function() end }',
+                              "stages.lua")
+        self.assertUsageError(["run", path], 'options.stages: "extra" = {...} is not a list entry')
+        path = write_scenario('return { options = { vus = 1, duration = "1s", local_addresses = { first = "127.0.0.2" } }, '
+                              'run = function() end }', "addr.lua")
+        self.assertUsageError(["run", path], 'options.local_addresses: "first" = "127.0.0.2" is not a list entry')
+
+    def test_options_that_would_be_ignored(self):
+        for options, expected in (('stages = { {"1s", 2, ramp = "linear"} }',
+                                   'options.stages[1]: unknown key "ramp": a stage is {duration, target}'),
+                                  ('rate = 10, start_rate = 1, duration = "1s"',
+                                   "options set start_rate without rate_stages"),
+                                  ('vus = 2.5, duration = "1s"', "options.vus: expected a whole number of VUs, got 2.5"),
+                                  ('rate = 10, max_vus = 1.5, duration = "1s"', "options.max_vus: expected a whole number"),
+                                  ('vus = 1, duration = "1s", thresholds = { {"http.request", p95 = "250ms"} }',
+                                   'p95: expected a number of milliseconds, as in p95 = 250, got the string "250ms"')):
+            path = write_scenario("return { options = { " + options + " }, run = function() end }", "ignored.lua")
+            r = self.assertUsageError(["run", path], "ignored.lua", expected)
+            self.assertNotIn("ran for", r.out)
+
+    def test_a_load_that_runs_nothing(self):
+        one_vu = write_scenario('return { options = { vus = 1, duration = "1s" }, run = function() end }', "one.lua")
+        self.assertUsageError(["run", one_vu, "--vus", "0", "--duration", "1s"], "one.lua: no load: --vus is 0")
+        self.assertUsageError(["run", one_vu, "--rate", "100", "--duration", "0"], "one.lua: the load lasts no time at all")
+        for options, expected in (('vus = 0, duration = "1s"', "no load: options.vus is 0"),
+                                  ('rate = 10, duration = 0', "the load lasts no time at all"),
+                                  ('rate = 0, duration = "1s"', "no load: options.rate is 0"),
+                                  ('rate_stages = { {"1s", 0}, {"1s", 0} }', "the rate_stages and start_rate never go above 0"),
+                                  ('rate_stages = { {0, 100} }', "the load lasts no time at all"),
+                                  ('stages = { {"1s", 0} }', "the stages (and options.vus) never go above 0 VUs")):
+            path = write_scenario("return { options = { " + options + " }, run = function() end }", "empty.lua")
+            r = self.assertUsageError(["run", path], "empty.lua", expected)
+            self.assertNotIn("ran for", r.out)
+
     def test_bad_cli_option(self):
         path = write_scenario('return { options = { vus = 1, duration = "1s" }, run = function() end }')
         self.assertUsageError(["run", path, "--duration", "soon"], "--duration", "soon")

@@ -105,5 +105,80 @@ TEST(LoadPlan, MaxVusWithoutARateIsAnError) {
   EXPECT_EQ(build_load_shape(o, {.rate = 50}, "x.lua").max_vus, 3);
 }
 
+TEST(LoadPlan, ALoadThatRunsNothingIsAnError) {
+  // A rate with duration 0 used to return before the "no time at all" check.
+  ScenarioOptions rate;
+  rate.rate = 10;
+  rate.duration = 0;
+  EXPECT_NE(error_of([&] { build_load_shape(rate, {}, "x.lua"); }).find("x.lua: the load lasts no time at all"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { build_load_shape({}, {.rate = 100, .duration = 0}, "x.lua"); }).find("no time at all"),
+            std::string::npos);
+  ScenarioOptions no_rate;
+  no_rate.rate = 0;
+  no_rate.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(no_rate, {}, "x.lua"); })
+                .find("x.lua: no load: options.rate is 0, so no iteration would run"),
+            std::string::npos);
+  ScenarioOptions flat_rate_stages;
+  flat_rate_stages.rate_stages = {{kSecond, 0}, {kSecond, 0}};
+  EXPECT_NE(error_of([&] { build_load_shape(flat_rate_stages, {}, "x.lua"); })
+                .find("the rate_stages and start_rate never go above 0"),
+            std::string::npos);
+  ScenarioOptions instant_rate_stages;
+  instant_rate_stages.rate_stages = {{0, 100}};
+  EXPECT_NE(error_of([&] { build_load_shape(instant_rate_stages, {}, "x.lua"); }).find("no time at all"),
+            std::string::npos);
+
+  ScenarioOptions no_vus;
+  no_vus.vus = 0;
+  no_vus.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(no_vus, {}, "x.lua"); }).find("no load: options.vus is 0"),
+            std::string::npos);
+  ScenarioOptions some;
+  some.vus = 5;
+  some.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(some, {.vus = 0}, "x.lua"); }).find("no load: --vus is 0"),
+            std::string::npos);
+  ScenarioOptions flat_stages;
+  flat_stages.stages = {{kSecond, 0}};
+  EXPECT_NE(error_of([&] { build_load_shape(flat_stages, {}, "x.lua"); })
+                .find("the stages (and options.vus) never go above 0 VUs"),
+            std::string::npos);
+}
+
+TEST(LoadPlan, RampsFromOrToZeroAreALoad) {
+  EXPECT_EQ(build_load_shape(staged(), {}, "x.lua").start, 0);  // 0 -> 50 -> 50 -> 0
+  ScenarioOptions down;
+  down.vus = 10;
+  down.stages = {{kSecond, 0}};
+  EXPECT_EQ(build_load_shape(down, {}, "x.lua").start, 10);
+  ScenarioOptions rate_up;
+  rate_up.rate_stages = {{kSecond, 0}, {kSecond, 50}};
+  EXPECT_EQ(build_load_shape(rate_up, {}, "x.lua").start, 0);
+  ScenarioOptions rate_down;
+  rate_down.start_rate = 20;
+  rate_down.rate_stages = {{kSecond, 0}};
+  EXPECT_EQ(build_load_shape(rate_down, {}, "x.lua").start, 20);
+}
+
+TEST(LoadPlan, StartRateWithoutRateStagesIsAnError) {
+  // It used to be ignored beside rate: the run was constant, not the ramp the user meant.
+  ScenarioOptions with_rate;
+  with_rate.rate = 100;
+  with_rate.start_rate = 10;
+  with_rate.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(with_rate, {}, "x.lua"); })
+                .find("x.lua: options set start_rate without rate_stages: start_rate is where rate_stages start; rate "
+                      "is constant"),
+            std::string::npos);
+  ScenarioOptions with_vus;
+  with_vus.vus = 2;
+  with_vus.start_rate = 10;
+  with_vus.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(with_vus, {}, "x.lua"); }).find("start_rate without rate_stages"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stampede::engine

@@ -63,5 +63,63 @@ TEST_F(Options, ErrorsSayWhereAndWhat) {
   EXPECT_NE(error_of(R"({ vus = "many" })").find("expected a number"), std::string::npos);
 }
 
+TEST_F(Options, AListWrittenAsAMapIsAnError) {
+  // k6's form: it used to become zero thresholds, and a CI gate that always passes.
+  const std::string map = error_of(R"({ thresholds = { ["http.request"] = { p95 = 250 } } })");
+  EXPECT_NE(map.find("s.lua: options.thresholds: \"http.request\" = {...} is not a list entry: write thresholds = { "
+                     "{\"http.request\", p95 = 250} }"),
+            std::string::npos)
+      << map;
+  EXPECT_NE(error_of(R"({ thresholds = { http_req_duration = {"p(95)<250"} } })").find("\"http_req_duration\" = {...}"),
+            std::string::npos);
+  // One list entry and one map entry: the second used to be lost.
+  EXPECT_NE(error_of(R"({ thresholds = { {"http.request", p95 = 1}, ["iteration.errors"] = { count = 0 } } })")
+                .find("\"iteration.errors\" = {...} is not a list entry"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ stages = { {"30s", 10}, extra = {"1m", 5} } })")
+                .find("options.stages: \"extra\" = {...} is not a list entry: write stages = {"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ rate_stages = { {"30s", 10}, [3] = {"1m", 5} } })").find("[3] = {...} is not a list entry"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ local_addresses = { "127.0.0.2", second = "127.0.0.3" } })")
+                .find("options.local_addresses: \"second\" = \"127.0.0.3\" is not a list entry"),
+            std::string::npos);
+}
+
+TEST_F(Options, AStageIsADurationAndATargetAndNothingElse) {
+  EXPECT_NE(error_of(R"({ stages = { {"30s", 10, ramp = "linear"} } })")
+                .find("options.stages[1]: unknown key \"ramp\": a stage is {duration, target}"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ stages = { {"30s", 10, 20} } })").find("options.stages[1]: unknown key [3]"), std::string::npos);
+  EXPECT_NE(error_of(R"({ rate_stages = { {"30s", 10, target = 20} } })").find("the target is given twice"),
+            std::string::npos);
+  EXPECT_EQ(read(R"({ stages = { {duration = "1s", target = 3} } })").stages[0].target, 3);
+}
+
+TEST_F(Options, VusAreWhole) {
+  EXPECT_NE(error_of(R"({ vus = 2.5 })").find("options.vus: expected a whole number of VUs, got 2.5"), std::string::npos);
+  EXPECT_NE(error_of(R"({ max_vus = 10.5 })").find("options.max_vus: expected a whole number"), std::string::npos);
+}
+
+TEST_F(Options, AThresholdLimitIsANumberInTheAggregationsUnit) {
+  EXPECT_NE(error_of(R"({ thresholds = { {"http.request", p95 = "250ms"} } })")
+                .find("(http.request) p95: expected a number of milliseconds, as in p95 = 250, got the string \"250ms\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ thresholds = { {"ok", failed_rate = "1%"} } })").find("a ratio from 0 to 1"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({ thresholds = { {"x", count = true} } })").find("a number, as in count = 0, got a boolean"),
+            std::string::npos);
+}
+
+TEST_F(Options, ANamedRequestRowIsATimingBeforeTheRun) {
+  EXPECT_NE(error_of(R"({ thresholds = { {"http.request.login", failed_rate = 0.01} } })")
+                .find("failed_rate applies to a check, but \"http.request.login\" is a timing"),
+            std::string::npos);
+  EXPECT_EQ(read(R"({ thresholds = { {"http.request.login", p95 = 250, count = 10} } })").thresholds.size(), 2u);
+  // http.request.errors stays the counter it is.
+  EXPECT_NE(error_of(R"({ thresholds = { {"http.request.errors", p95 = 1} } })").find("is a counter"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stampede::scenario
