@@ -8,6 +8,7 @@
 
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
+#include "proto/duration.hpp"
 #include "report/run_result_builder.hpp"
 #include "report/summary_table.hpp"
 #include "report/timestamp.hpp"
@@ -104,14 +105,21 @@ void RunOutput::clear_progress_locked() {
   }
 }
 
-void RunOutput::interrupted(int n) {
+void RunOutput::interrupted(int n, Nanos graceful_stop) {
   std::lock_guard lock(mutex_);
   result_.interrupts = n;
   clear_progress_locked();
-  std::fputs(n == 1 ? "interrupted: no new iterations; waiting for running ones (graceful_stop). "
-                      "Ctrl-C again to stop at once.\n"
-                    : "interrupted again: stopping now.\n",
-             stderr);
+  // Without a graceful stop nothing waits: the running iterations are cut off, and saying
+  // "waiting" would make a user wonder what the run still waits for.
+  if (n > 1)
+    std::fputs("interrupted again: stopping now.\n", stderr);
+  else if (graceful_stop > 0)
+    std::fprintf(stderr,
+                 "interrupted: no new iterations; running ones may finish within graceful_stop (%s). "
+                 "Ctrl-C again to stop at once.\n",
+                 proto::format_duration(graceful_stop).c_str());
+  else
+    std::fputs("interrupted: no new iterations; running ones are cut off (graceful_stop is 0).\n", stderr);
 }
 
 void RunOutput::warn(const std::string& message) {

@@ -28,8 +28,8 @@ class RunOutput {
   void started(Nanos t0);
   // A merged second (called on a worker's thread, one at a time).
   void on_second(const metrics::Snapshot& second);
-  // The n-th Ctrl-C.
-  void interrupted(int n);
+  // The n-th Ctrl-C; `graceful_stop` is how long the first lets running iterations finish.
+  void interrupted(int n, Nanos graceful_stop);
   void warn(const std::string& message);
   // Prints the summary and verdicts for a run that lasted `duration` and keeps the
   // result; returns the exit status (1 when a threshold failed).

@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <optional>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
@@ -48,9 +49,14 @@ void note_usr1_until_the_run() {
   sigaction(SIGUSR1, &sa, nullptr);
 }
 
-// Runs setup() or teardown() to completion on a private event loop.
+constexpr const char* kInterrupted = "interrupted (Ctrl-C, SIGTERM or SIGUSR1): the rest of it did not run";
+
+// Runs setup() or teardown() to completion on a private event loop. An `interruptible` one
+// (teardown, which runs after the load and before the summary) is abandoned on Ctrl-C,
+// SIGTERM or SIGUSR1: one stalled request in it must not cost the user the summary of
+// everything the run measured.
 std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
-                                           metrics::Registry& registry, bool insecure) {
+                                           metrics::Registry& registry, bool insecure, bool interruptible = false) {
   boost::asio::io_context io;
   SteadyClock clock;
   metrics::MetricSink sink(registry);
@@ -62,7 +68,20 @@ std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* 
     result = {ok, std::move(value)};
     done = true;
   });
+  std::optional<boost::asio::signal_set> signals;
+  if (interruptible && !done) {
+    signals.emplace(io, SIGINT, SIGTERM, SIGUSR1);
+    signals->async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec || done) return;
+      result = {false, kInterrupted};
+      done = true;
+    });
+  }
   while (!done && io.run_one() > 0) {
+  }
+  if (signals) {
+    signals.reset();            // SIGINT and SIGTERM go back to their default actions
+    note_usr1_until_the_run();  // and SIGUSR1 to being noted, not the process's end
   }
   return result;
 }
@@ -116,7 +135,8 @@ void run_setup(PreparedScenario& s, metrics::Registry& registry) {
 
 std::string run_teardown(const PreparedScenario& s, metrics::Registry& registry) {
   if (!s.has_teardown) return {};
-  auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure);
+  auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure, true);
+  if (!ok && value == kInterrupted) return fmt::format("{}: teardown() {}", s.path, kInterrupted);
   return ok ? std::string() : lifecycle_failure(s.path, "teardown", value);
 }
 
@@ -219,7 +239,7 @@ Nanos ScenarioExecution::run() {
     // works too.
     const auto interrupt = [&] {
       ++interrupts_;
-      output_->interrupted(interrupts_);
+      output_->interrupted(interrupts_, shape_.graceful_stop);
       const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
       measured_.stop(graceful);
       if (others_ != nullptr) others_->stop(graceful);
@@ -265,7 +285,12 @@ Nanos ScenarioExecution::run() {
 }
 
 int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
-  if (std::string failed = run_teardown(scenario_, registry_); !failed.empty()) output_->warn(failed);
+  // A second Ctrl-C asked to stop at once: teardown() is skipped, as it would be if the
+  // user pressed Ctrl-C a third time while it ran.
+  if (interrupts_ >= 2 && scenario_.has_teardown)
+    output_->warn(fmt::format("{}: teardown() skipped: the run was stopped at once (second Ctrl-C)", scenario_.path));
+  else if (std::string failed = run_teardown(scenario_, registry_); !failed.empty())
+    output_->warn(failed);
   std::lock_guard summary(summary_lock());
   const int status = output_->finish(lasted, scenario_.thresholds);
   result = output_->result();

@@ -45,6 +45,50 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
         self.assertRegex(r.out, r"ran for [0-2]\.\ds")  # at the interrupt, not after 1m
         self.assertRegex(r.out, r"3 in flight at the end")
 
+    def test_first_ctrl_c_without_a_graceful_stop_says_running_iterations_are_cut_off(self):
+        r = run(["run", self.scenario("0s")], input_signal_after=1.5, timeout=30)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("running ones are cut off", r.err)
+        self.assertNotIn("waiting", r.err)
+
+    def test_ctrl_c_during_a_stalled_teardown_abandons_it_and_still_summarises(self):
+        # The load ends after 1 s; teardown() then sleeps for 30 s (a request to a stalled
+        # server would do the same). A Ctrl-C while it runs must not cost the summary.
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ options = {{ vus = 1, duration = "1s", thresholds = {{ {{"http.request", p95 = 5000}} }} }},
+         run = function() http.get("{self.target.url}/api/posts") end,
+         teardown = function() stampede.sleep("30s") end }}
+""")
+        r = run(["run", path], input_signal_after=2.5, timeout=20)
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("teardown() interrupted", r.err)
+        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertRegex(r.out, r"pass http\.request p95")
+
+    def test_second_ctrl_c_skips_teardown(self):
+        marker = write_scenario("", name="marker.txt")  # teardown() would write it
+        slow = Target(delay="fixed:3000")  # the second Ctrl-C comes while the first waits
+        try:
+            path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
+         run = function() http.get("{slow.url}/api/posts") end,
+         teardown = function() local f = assert(io.open("{marker}", "w")); f:write("teardown ran"); f:close() end }}
+""")
+            r = run(["run", path], input_signal_after=1.0, second_signal_after=1.5, timeout=30)
+            self.assertEqual(r.code, 0, r)
+            self.assertIn("teardown() skipped", r.err)
+            with open(marker) as f:
+                self.assertEqual(f.read(), "")
+            r = run(["run", path], input_signal_after=1.0, timeout=30)  # one Ctrl-C: it runs
+            self.assertEqual(r.code, 0, r)
+            with open(marker) as f:
+                self.assertEqual(f.read(), "teardown ran")
+        finally:
+            slow.close()
+
 
 if __name__ == "__main__":
     main()
