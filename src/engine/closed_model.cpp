@@ -3,6 +3,8 @@
 // After an iteration that failed because this machine ran out of file descriptors, ports
 // or socket memory, the VU rests first (ExhaustionBackoff) instead of failing again at once.
 #include <boost/asio/post.hpp>
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "engine/exhaustion_backoff.hpp"
@@ -23,13 +25,10 @@ class ClosedModel final : public Executor {
   void end(bool graceful) override {
     ending_ = true;
     change_timer_.cancel();
-    for (Slot& s : active_) s.retiring = true;
+    const Nanos now = w_.clock().now();
+    for (Slot& s : active_) mark_retiring(s, now);
     park_resting_retirees();
-    if (!graceful || w_.config().shape.graceful_stop <= 0) {
-      interrupt_retiring();
-    } else {
-      arm_grace_deadline();
-    }
+    interrupt_retiring(graceful ? now : kNever);
     maybe_finished();
   }
 
@@ -41,7 +40,10 @@ class ClosedModel final : public Executor {
     ExhaustionBackoff backoff;
     bool resting = false;  // between iterations, waiting out the backoff until rest_until
     Nanos rest_until = 0;
+    Nanos retire_deadline = 0;  // retiring: interrupted at this time if still running
   };
+
+  static constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
   long long my_share(Nanos t) const {
     return share_of(schedule_.vus_at(t), w_.config().count, w_.config().index);
@@ -57,7 +59,7 @@ class ClosedModel final : public Executor {
     for (Slot& s : active_) {
       if (live >= want) break;
       if (s.retiring) {
-        s.retiring = false;
+        s.retiring = false;  // its deadline no longer applies; a new one comes with a new retirement
         ++live;
       }
     }
@@ -81,38 +83,54 @@ class ClosedModel final : public Executor {
 
   // Ramp-down: the newest VUs go first. Without a graceful stop they stop at once.
   void retire(long long n) {
+    const Nanos now = w_.clock().now();
     for (auto it = active_.rbegin(); it != active_.rend() && n > 0; ++it) {
       if (!it->retiring) {
-        it->retiring = true;
+        mark_retiring(*it, now);
         --n;
       }
     }
     park_resting_retirees();
-    if (w_.config().shape.graceful_stop <= 0) {
-      interrupt_retiring();
-    } else {
-      arm_grace_deadline();
-    }
+    interrupt_retiring(now);
   }
 
-  void arm_grace_deadline() {
-    grace_timer_.expires_after(std::chrono::nanoseconds(w_.config().shape.graceful_stop));
-    grace_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) interrupt_retiring();
-    });
+  // Each VU no longer needed has its own deadline, graceful_stop after it was retired: a
+  // ramp-down retires VUs all along its length, and one deadline for all of them, moved at
+  // every step, let the first ones run on until the ramp's end.
+  void mark_retiring(Slot& s, Nanos now) {
+    if (s.retiring) return;  // keeps the deadline it already has
+    s.retiring = true;
+    s.retire_deadline = now + std::max<Nanos>(0, w_.config().shape.graceful_stop);
   }
 
-  void interrupt_retiring() {
+  // Interrupts the retiring VUs whose deadline is at or before `up_to` (kNever: all of them)
+  // and arms the timer for the next deadline.
+  void interrupt_retiring(Nanos up_to) {
+    Nanos next = kNever;
     for (std::size_t i = 0; i < active_.size();) {
-      if (active_[i].retiring) {
+      if (active_[i].retiring && active_[i].retire_deadline <= up_to) {
         w_.runtime().interrupt(*active_[i].vu);
         park(i);
       } else {
+        if (active_[i].retiring) next = std::min(next, active_[i].retire_deadline);
         ++i;
       }
     }
     w_.set_live_vus(static_cast<long long>(active_.size()));
+    arm_grace_timer(next);
     maybe_finished();
+  }
+
+  void arm_grace_timer(Nanos at) {
+    if (at == kNever || (grace_timer_armed_ && grace_timer_at_ <= at)) return;
+    grace_timer_armed_ = true;
+    grace_timer_at_ = at;
+    grace_timer_.expires_at(time_point_at(at));
+    grace_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;  // cancelled: re-armed for an earlier deadline, or the run ended
+      grace_timer_armed_ = false;
+      interrupt_retiring(w_.clock().now());
+    });
   }
 
   // A retiring VU that rests has no iteration to finish: it stops now.
@@ -218,6 +236,8 @@ class ClosedModel final : public Executor {
   VuSchedule schedule_;
   boost::asio::steady_timer change_timer_;
   boost::asio::steady_timer grace_timer_;
+  bool grace_timer_armed_ = false;
+  Nanos grace_timer_at_ = 0;
   boost::asio::steady_timer rest_timer_;
   bool rest_timer_armed_ = false;
   Nanos rest_timer_at_ = 0;

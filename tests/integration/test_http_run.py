@@ -210,6 +210,25 @@ return {{ options = {{ stages = {{ {{"1s", 6}}, {{"1s", 6}}, {{"1s", 0}} }} }},
         self.assertEqual(int(m.group(1)), 6, r)
         self.assertRegex(r.out, r"ran for 3\.\ds")
 
+    def test_on_a_ramp_down_each_vu_gets_its_own_graceful_stop(self):
+        # 4 VUs ramp down to 0 over 3 s (one retired every 0.75 s) with graceful_stop 1s;
+        # every iteration ticks every 50 ms and never ends, so each VU runs until it is cut
+        # off. The first retired (at ~1.75 s) must stop ~1 s later, not when the last one's
+        # grace ends (~5 s): a deadline shared by every retiree, moved at each step, put it
+        # there whenever the grace was longer than the steps.
+        path = write_scenario("""
+local stampede = require "stampede"
+return { options = { stages = { {"1s", 4}, {"3s", 0} }, graceful_stop = "1s" },
+         run = function(vu) while true do stampede.sleep(50); stampede.increment("ticks." .. vu.id) end end }
+""")
+        r = run(["run", path, "--threads", "1"])
+        self.assertEqual(r.code, 0, r)
+        ticks = sorted(r.metric(f"ticks.{i}")["count"] for i in range(1, 5))
+        # With the rule: the newest VU ticks from ~1.0 s to ~2.75 s (~35), the oldest from
+        # ~0.25 s to ~5 s (~95). With one shared deadline the newest ticked until ~5 s (~80).
+        self.assertLess(ticks[0], 55, r)
+        self.assertGreater(ticks[-1], 75, r)
+
     def test_scenarios_require_their_own_modules(self):
         d = os.path.dirname(write_scenario("return { greet = function(n) return 'hi ' .. n end }", "helpers.lua"))
         path = write_scenario("""
