@@ -77,6 +77,8 @@ std::string_view failure_reason(const Failure& f) {
       if (out_of_ports(code)) return "ports";
       if (code == asio_error::timed_out) return "timeout";
       if (code == asio_error::connection_reset) return "reset";
+      // No route to the host or its network: nothing there refused anything.
+      if (code == asio_error::host_unreachable || code == asio_error::network_unreachable) return "unreachable";
       return "refused";
     case Step::handshake:
       return "tls";

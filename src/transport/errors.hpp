@@ -22,7 +22,7 @@ struct Failure {
   std::string detail;  // extra words (the peer's address, the certificate problem), may be empty
 };
 
-// One of: refused, timeout, reset, closed, tls, dns, fd, ports.
+// One of: refused, unreachable, timeout, reset, closed, tls, dns, fd, ports, memory.
 std::string_view failure_reason(const Failure& failure);
 
 // "connection refused by 127.0.0.1:8080", "the process has no file descriptors left (...)".

@@ -1,11 +1,14 @@
 """Servers that refuse, send garbage, close early or stall cost an error count with the
 reason: never a crash, never a hang."""
+import os
 import re
+import shutil
 import socket
+import subprocess
 import threading
 import unittest
 
-from harness import free_port, run, write_scenario, main
+from harness import BIN, Result, free_port, run, write_scenario, main
 
 
 class BadServer:
@@ -100,6 +103,19 @@ return {{ options = {{ vus = 1, duration = "2s" }},
         self.assertTrue(counts, r)
         self.assertGreater(max(counts), 0, r)
         self.assertRegex(r.err, r"\berrors 0  req errors [1-9]", r)  # the iterations themselves went well
+
+    def test_no_route_is_unreachable_not_refused(self):
+        # A network namespace of our own has no routes at all (its loopback is down too), so
+        # connect() fails with ENETUNREACH: nothing refused anything.
+        if os.geteuid() != 0 or shutil.which("unshare") is None:
+            self.skipTest("needs root and unshare for a network namespace")
+        path = scenario_for("http://10.255.255.1:4000/")
+        p = subprocess.run(["unshare", "--net", os.path.abspath(BIN), "run", path],
+                           capture_output=True, text=True, timeout=60)
+        r = Result(p.returncode, p.stdout, p.stderr)
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r"\n\s+unreachable\s+\d+", r)
+        self.assertNotRegex(r.out, r"\n\s+refused\s+\d+", r)
 
     def test_garbage(self):
         self.run_against(lambda c: c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"), "protocol")

@@ -20,7 +20,7 @@
 ---@field url string The URL after redirects.
 ---@field duration number Milliseconds: service time (from the request written to the response's last byte); for a failure, how long it took to fail (a timeout's whole wait).
 ---@field error? string What went wrong when no response arrived.
----@field error_reason? string refused, timeout, reset, closed, tls, dns, protocol, url, fd, ports, memory, redirects...
+---@field error_reason? string refused, unreachable, timeout, reset, closed, tls, dns, protocol, url, fd, ports, memory, redirects...
 local Response = {}
 
 ---The body decoded as JSON (decoded on first use, then kept). Raises when it is not JSON.

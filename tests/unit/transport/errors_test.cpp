@@ -26,7 +26,8 @@ TEST(TransportErrors, ReasonsByStep) {
   EXPECT_EQ(reason(Step::connect, make_error_code(errc_t::address_not_available)), "ports");
   EXPECT_EQ(reason(Step::connect, asio_error::connection_refused), "refused");
   EXPECT_EQ(reason(Step::connect, asio_error::timed_out), "timeout");
-  EXPECT_EQ(reason(Step::connect, asio_error::network_unreachable), "refused");
+  EXPECT_EQ(reason(Step::connect, asio_error::network_unreachable), "unreachable");
+  EXPECT_EQ(reason(Step::connect, asio_error::host_unreachable), "unreachable");
   EXPECT_EQ(reason(Step::handshake, asio_error::connection_reset), "tls");
   EXPECT_EQ(reason(Step::read, asio_error::eof), "closed");
   EXPECT_EQ(reason(Step::read, boost::asio::ssl::error::stream_truncated), "closed");
