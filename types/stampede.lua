@@ -26,7 +26,7 @@
 ---@field rate? number Open model: iterations started per second, on schedule however long earlier ones take (with `duration`).
 ---@field rate_stages? stampede.Stage[] Open model with ramps: `{ {"30s", 100}, {"1m", 500} }`, from `start_rate`.
 ---@field start_rate? number Open model: the rate `rate_stages` start from (default 0); only with `rate_stages`.
----@field max_vus? integer Open model: the most iterations in flight; arrivals beyond it count as `iterations.dropped` (default: the peak rate, at least 100).
+---@field max_vus? integer Open model: the most iterations in flight; arrivals beyond it count as `iterations.dropped` (default: the peak rate, at least 100). Split evenly between the worker threads (and processes), each of which starts its own share of the arrivals: with a small `max_vus` an arrival can be dropped while another worker's VU is free, so leave headroom (or run `--threads 1`).
 ---@field graceful_stop? stampede.Duration How long VUs no longer needed (ramp-down, end, first Ctrl-C) may finish their iteration; in rate mode, arrivals due before the scheduled end that have not started yet still start while it lasts, the rest count as dropped; without one, those due more than 250 ms before the end count as dropped and the rest are cut off (default 0).
 ---@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: a list, `{ {"http.request", p95 = 250}, ... }` (k6's map form, `{ ["http.request"] = {...} }`, is an error, as is any key but 1..n in `stages`, `rate_stages` and `local_addresses`).
 ---@field local_addresses? string|string[] Source addresses for outgoing connections: `"127.0.0.2-127.0.0.50"` or a list.
