@@ -105,6 +105,18 @@ return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "3s" }},
 """)])
         self.assertChecksPass(r)
 
+    def test_a_row_the_scenario_made_another_kind_is_a_lua_error_at_its_line(self):
+        # ws.connect is the client's timing. Made a counter first, the clash was a C++
+        # exception out of websocket.connect, which reached the scenario as "C++ exception",
+        # with no line.
+        with Target() as target:
+            r = run(["run", self.scenario(target.url.replace("http", "ws") + "/ws", """
+  stampede.increment("ws.connect"); websocket.connect(URL)
+""")])
+        self.assertEqual(r.code, 0, r)
+        self.assertRegex(r.out, r'scenario\.lua:8: metric "ws\.connect" is a counter, not a timing', r)
+        self.assertNotIn("C++ exception", r.out, r)
+
 
 def after_first_message_send(raw):
     """A server that answers the client's first message with the bytes `raw`, then answers
