@@ -53,6 +53,20 @@ return {{ options = {{ vus = 2, duration = "1s", thresholds = {{ {thresholds} }}
         self.assertEqual(r.code, 0, r)
         self.assertRegex(r.out, r"pass http\.request p99")
 
+    def test_count_rate_and_max_judge_checks_counters_and_gauges(self):
+        # count and rate apply to every kind; max to a gauge's highest value. Each verdict
+        # must come out as the figures say, failing ones included (exit 1).
+        r = run(["run", self.scenario(
+            '{"iterations", rate = 1}, {"ok", count = 1}, {"ok", rate = 1}, {"vus", max = 1}, '
+            '{"vus", max = 2}, {"ok", count = 1000000}, {"iterations", rate = 1000000}',
+            'local s = require("stampede"); s.check("ok", true); s.sleep(20)')])
+        self.assertEqual(r.code, 1, r)
+        for line in [r"fail iterations rate <= 1\.00/s \(\d+\.\d+/s\)", r"fail ok count <= 1 \(\d+\)",
+                     r"fail ok rate <= 1\.00/s \(\d+\.\d+/s\)", r"fail vus max <= 1 \(2\)",
+                     r"pass vus max <= 2 \(2\)", r"pass ok count <= 1000000 \(\d+\)",
+                     r"pass iterations rate <= 1000000\.00/s \(\d+\.\d+/s\)"]:
+            self.assertRegex(r.out, "\n" + line + "\n", r)
+
     def test_threshold_on_a_metric_with_no_samples_fails(self):
         r = run(["run", self.scenario('{"never.recorded", p95 = 100}')])
         self.assertEqual(r.code, 1, r)
