@@ -77,7 +77,14 @@ std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* 
       done = true;
     });
   }
-  while (!done && io.run_one() > 0) {
+  // A handler that throws is an engine fault: setup() or teardown() fails with it, as the
+  // workers count one under vu.crashes, rather than the exception ending the process (after
+  // the load, before its summary, for teardown).
+  try {
+    while (!done && io.run_one() > 0) {
+    }
+  } catch (const std::exception& e) {
+    result = {false, fmt::format("engine fault: {}", e.what())};
   }
   if (signals) {
     signals.reset();            // SIGINT and SIGTERM go back to their default actions
