@@ -318,15 +318,24 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
         port = free_port()
         path = write_scenario(f"""
 local http = require "stampede.http"
-return {{ options = {{ vus = 1, duration = "3s" }},
+return {{ options = {{ vus = 1, duration = "5s" }},
          run = function() http.get("{self.target.url}/no-such-page"); require("stampede").sleep(20) end }}
 """)
         seen = {}
 
         def scrape_text():
-            time.sleep(1.5)
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-                seen["text"] = response.read().decode()
+            # Until the first merged second with requests in it is there: a fixed 1.5 s read
+            # an empty exposition once on a busy ASan run, whose start-up took most of it.
+            deadline = time.monotonic() + 4.5
+            while time.monotonic() < deadline:
+                time.sleep(0.25)
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                        seen["text"] = response.read().decode()
+                except OSError:
+                    continue  # not listening yet
+                if re.search(r"^stampede_requests_failed_total\{", seen["text"], re.M):
+                    return
 
         scraper = threading.Thread(target=scrape_text)
         scraper.start()
