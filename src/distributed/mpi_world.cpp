@@ -37,6 +37,26 @@ void check(int rc, const char* what) {
 
 std::string pack_int64(std::int64_t v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); }
 
+struct Received {
+  int from = 0;
+  std::string bytes;
+};
+
+// The next message with `tag` from `from` (or MPI_ANY_SOURCE) if one has arrived; never
+// waits: the receive comes only after Iprobe said the message is here. The caller holds
+// the World's MPI lock.
+std::optional<Received> receive_if_arrived(int from, int tag) {
+  int flag = 0;
+  MPI_Status status;
+  check(MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+  if (flag == 0) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_CHAR, &count);
+  Received r{status.MPI_SOURCE, std::string(static_cast<std::size_t>(count), '\0')};
+  check(MPI_Recv(r.bytes.data(), count, MPI_CHAR, r.from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  return r;
+}
+
 }  // namespace
 
 int launched_world_size() {
@@ -132,15 +152,9 @@ void World::send_control(int to, std::shared_ptr<const std::string> bytes) {
 
 std::optional<std::string> World::try_receive(int from) {
   std::lock_guard mpi(mpi_);
-  int flag = 0;
-  MPI_Status status;
-  check(MPI_Iprobe(from, kExchangeTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-  if (flag == 0) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&status, MPI_CHAR, &count);
-  std::string bytes(static_cast<std::size_t>(count), '\0');
-  check(MPI_Recv(bytes.data(), count, MPI_CHAR, from, kExchangeTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-  return bytes;
+  std::optional<Received> r = receive_if_arrived(from, kExchangeTag);
+  if (!r) return std::nullopt;
+  return std::move(r->bytes);
 }
 
 std::string World::receive_from_rank0() {
@@ -247,21 +261,13 @@ void World::wait_sends() {
 std::optional<Message> World::poll() {
   take_beats();
   std::lock_guard mpi(mpi_);
-  int flag = 0;
-  MPI_Status status;
-  check(MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-  if (flag == 0) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&status, MPI_CHAR, &count);
-  std::string bytes(static_cast<std::size_t>(count), '\0');
-  // The message is already here (Iprobe said so): this receive does not wait.
-  check(MPI_Recv(bytes.data(), count, MPI_CHAR, status.MPI_SOURCE, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-        "MPI_Recv");
-  if (bytes.empty()) throw std::runtime_error("empty message from rank " + std::to_string(status.MPI_SOURCE));
+  std::optional<Received> r = receive_if_arrived(MPI_ANY_SOURCE, kTag);
+  if (!r) return std::nullopt;
+  if (r->bytes.empty()) throw std::runtime_error("empty message from rank " + std::to_string(r->from));
   Message m;
-  m.from = status.MPI_SOURCE;
-  m.type = static_cast<MessageType>(bytes[0]);
-  m.payload = bytes.substr(1);
+  m.from = r->from;
+  m.type = static_cast<MessageType>(r->bytes[0]);
+  m.payload = r->bytes.substr(1);
   return m;
 }
 
