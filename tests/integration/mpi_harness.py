@@ -23,9 +23,12 @@ def mpi_env():
     return env
 
 
-def mpirun(args):
-    """`mpirun -np 3 stampede ARGS`, with the options the guide gives for one machine."""
-    cmd = [MPIRUN, "-q", "-np", str(RANKS), "--oversubscribe", "--mca", "orte_abort_on_non_zero_status", "0"]
+def mpirun(args, ranks=RANKS, keep_going=True):
+    """`mpirun -np RANKS stampede ARGS`, with the options the guide gives for one machine;
+    keep_going=False leaves out `-q --mca orte_abort_on_non_zero_status 0` (mpirun's defaults)."""
+    cmd = [MPIRUN, "-np", str(ranks), "--oversubscribe"]
+    if keep_going:
+        cmd += ["-q", "--mca", "orte_abort_on_non_zero_status", "0"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     return subprocess.Popen(cmd + [BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

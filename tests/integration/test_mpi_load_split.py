@@ -10,19 +10,7 @@ import subprocess
 import unittest
 
 from harness import BIN, Target, main, temp_dir, write_scenario
-from mpi_harness import MPIRUN, NO_MPIRUN, finish, mpi_env
-
-
-def mpirun(ranks, args, keep_going=True):
-    """`mpirun -np RANKS stampede ARGS`; keep_going adds the guide's
-    `--mca orte_abort_on_non_zero_status 0`, without it mpirun runs with its defaults."""
-    cmd = [MPIRUN, "-np", str(ranks), "--oversubscribe"]
-    if keep_going:
-        cmd += ["-q", "--mca", "orte_abort_on_non_zero_status", "0"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return subprocess.Popen(cmd + [BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=mpi_env())
+from mpi_harness import MPIRUN, NO_MPIRUN, finish, mpi_env, mpirun
 
 
 @unittest.skipIf(MPIRUN is None, NO_MPIRUN)
@@ -45,7 +33,7 @@ return {{ options = {{ {options} }},
         # arrivals (30 of 40 ran); one process with the same options runs all 40.
         with Target() as target:
             path = self.scenario(target.url, 'rate = 20, duration = "2s", max_vus = 3, graceful_stop = "5s"')
-            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "2"]))
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "2"], ranks=2))
             truth = target.truth()
         self.assertEqual(code, 0, f"{out}\n{err}")
         self.assertRegex(out, r"\niterations\s+40\b", out)
@@ -55,7 +43,7 @@ return {{ options = {{ {options} }},
     def test_fewer_max_vus_than_processes_is_refused(self):
         with Target() as target:
             path = self.scenario(target.url, 'rate = 20, duration = "2s", max_vus = 1')
-            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1"]))
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1"], ranks=2))
             truth = target.truth()
         self.assertEqual(code, 2, f"{out}\n{err}")
         self.assertIn("max_vus 1 is fewer than the 2 processes", err)
@@ -67,7 +55,7 @@ return {{ options = {{ {options} }},
         with Target() as target:
             path = self.scenario(target.url, 'vus = 3, duration = "2s", '
                                              'thresholds = { {"generator.fds", max = 50}, {"vus", max = 3} }')
-            code, out, err = finish(mpirun(3, ["run", path, "--quiet", "--threads", "1"]))
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1"], ranks=3))
         self.assertEqual(code, 0, f"{out}\n{err}")
         self.assertRegex(out, r"pass generator\.fds max <= 50 \(\d\d?\)", out)
         self.assertIn("pass vus max <= 3 (3)", out)  # VUs of the ranks still add up
@@ -78,7 +66,7 @@ return {{ options = {{ {options} }},
         out_json = os.path.join(self.dir, "r.json")
         with Target(delay="fixed:100") as target:
             path = self.scenario(target.url, 'rate = 100, duration = "2s", max_vus = 2')
-            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1", "--out", out_json]))
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1", "--out", out_json], ranks=2))
         self.assertEqual(code, 0, f"{out}\n{err}")
         with open(out_json) as f:
             result = json.load(f)["results"][0]
@@ -91,7 +79,7 @@ return {{ options = {{ {options} }},
             good = self.scenario(target.url, 'vus = 1, duration = "2s"', name="good.lua")
             broken = write_scenario("return { run = function() end, options = { vus = 'many' } }",
                                     directory=self.dir, name="broken.lua")
-            code, out, err = finish(mpirun(2, ["run", good, broken, "--quiet", "--threads", "1"]))
+            code, out, err = finish(mpirun(["run", good, broken, "--quiet", "--threads", "1"], ranks=2))
             truth = target.truth()
         self.assertEqual(code, 2, f"{out}\n{err}")
         self.assertIn("broken.lua", err)
@@ -121,7 +109,7 @@ return {{ options = {{ {options} }},
         with Target() as target:
             path = self.scenario(target.url, 'rate = 20, duration = "1s", graceful_stop = "5s", '
                                              'thresholds = { {"http.request", count = 5} }')
-            code, out, err = finish(mpirun(2, ["run", path, "--quiet", "--threads", "1"], keep_going=False))
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "1"], ranks=2, keep_going=False))
         self.assertEqual(code, 1, f"{out}\n{err}")
         self.assertIn("fail http.request count", out)
         # An MPI_Abort prints OpenMPI's banner, or (with pipes, racing the abort) fails to:
