@@ -2,9 +2,11 @@
 # The whole test suite, as CI runs it: installs what is missing, builds once, then runs
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-asan/),
 #   2. every libFuzzer target for a bounded time (build-fuzz/, clang),
-#   3. unit and integration tests on the release build (build/), whose ctest summary is
-#      the last thing printed.
-# FUZZ_SECONDS (default 15) bounds each fuzzer; SKIP_ASAN=1 / SKIP_FUZZ=1 skip those stages.
+#   3. integration tests on the release build (build/), whose ctest summary is the last
+#      thing printed. The unit tests run once, in stage 1: a build/ this script configures
+#      leaves them out unless SKIP_ASAN=1 (docs/design/023-ci-build-time.md).
+# FUZZ_SECONDS (default 15) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
+# skip those stages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -17,7 +19,9 @@ started=$(date +%s)
 step() { printf '\n== %s (at %ss) ==\n' "$*" "$(( $(date +%s) - started ))" >&2; }
 
 step "release build"
-./scripts/build.sh
+unit_tests_in_release=OFF
+[ "${SKIP_ASAN:-0}" = 1 ] && unit_tests_in_release=ON
+./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
 
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "sanitizer build (ASan + UBSan)"
@@ -34,8 +38,8 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
       -DSTAMPEDE_FUZZ=ON -DSTAMPEDE_TESTS=OFF -DSTAMPEDE_WERROR=ON >/dev/null
   fi
   cmake --build build-fuzz -j"$JOBS" --target fuzzers
-  ./scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"
+  JOBS=$JOBS ./scripts/fuzz.sh build-fuzz "$FUZZ_SECONDS"
 fi
 
-step "tests (release build)"
+step "integration and package tests (release build)"
 ctest --test-dir build --output-on-failure -j"$JOBS"
