@@ -210,7 +210,7 @@ std::optional<int> run_distributed_if_asked(const RunArgs& args) {
     // (docs/design/026); the Coordinator would start the beats only later.
     world.bound_waits(args.cluster.rank_timeout);
     if (world.rank() == 0) return coordinate(args, world);
-    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump});
+    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump, args.cpu_policy});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

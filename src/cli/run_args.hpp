@@ -8,6 +8,7 @@
 #include "cli/dashboard_args.hpp"
 #include "cli/find_limit_args.hpp"
 #include "cli/result_outputs.hpp"
+#include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
 
 namespace stampede::cli {
@@ -16,6 +17,7 @@ struct RunArgs {
   std::vector<std::string> files;
   engine::LoadOverrides overrides;
   int threads = 0;  // 0: one per core
+  engine::CpuPolicy cpu_policy = engine::CpuPolicy::normal;  // --cpu-policy: how the kernel schedules the workers
   std::string local_addresses;
   bool quiet = false;     // no progress line
   bool insecure = false;  // skip TLS verification everywhere

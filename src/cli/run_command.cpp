@@ -13,6 +13,7 @@
 #include "cli/scenario_execution.hpp"
 #include "cli/scenario_preflight.hpp"
 #include "cli/version.hpp"
+#include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
 #include "scenario/scenario_error.hpp"
 
@@ -43,6 +44,11 @@ int run_command(const RunArgs& args) {
     return 2;
   }
   if (args.files.size() > 1 && !all_scenarios_load(args)) return 2;
+  if (const std::string why = engine::cpu_policy_unavailable(args.cpu_policy); !why.empty()) {
+    std::fprintf(stderr, "error: --cpu-policy %s: the kernel refused it (%s); run without it\n",
+                 std::string(engine::cpu_policy_name(args.cpu_policy)).c_str(), why.c_str());
+    return 2;
+  }
   std::unique_ptr<dashboard::LiveDashboard> dashboard;
   std::unique_ptr<LiveExports> live;
   try {

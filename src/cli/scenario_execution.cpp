@@ -174,6 +174,7 @@ engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, 
   }
   plan.env = scenario::RuntimeEnv{scenario.path, 0, scenario.setup_data, scenario.insecure};
   plan.local_addresses = scenario.local_addresses;
+  plan.cpu_policy = args.cpu_policy;
   return plan;
 }
 

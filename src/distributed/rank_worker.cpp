@@ -91,6 +91,7 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   engine::RunPlan run_plan;
   run_plan.shape = plan.shape;
   run_plan.threads = rank_threads(options.threads, plan.shape, world.size());
+  run_plan.cpu_policy = options.cpu_policy;
   const Segments seg = segments_of(world.all_gather(run_plan.threads), world.rank());
   run_plan.first_segment = seg.first;
   run_plan.total_segments = seg.total;

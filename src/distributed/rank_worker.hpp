@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/clock.hpp"
+#include "engine/cpu_policy.hpp"
 #include "distributed/mpi_world.hpp"
 
 namespace stampede::distributed {
@@ -14,6 +15,7 @@ namespace stampede::distributed {
 struct RankWorkerOptions {
   int threads = 0;        // --threads (0: one per core)
   std::string dump_dir;   // --rank-dump: write this rank's own results there
+  engine::CpuPolicy cpu_policy = engine::CpuPolicy::normal;  // --cpu-policy
 };
 
 // Returns the exit status: 0, or 2 when this rank could not run (rank 0 reports why).

@@ -29,6 +29,7 @@ void ScenarioRun::load() {
     cfg.shape = plan_.shape;
     cfg.env = plan_.env;
     cfg.local_addresses = plan_.local_addresses;
+    cfg.cpu_policy = plan_.cpu_policy;
     cfg.registry = &registry_;
     cfg.publish = publish_;
     workers_.push_back(std::make_unique<Worker>(std::move(cfg)));

@@ -20,6 +20,7 @@ struct RunPlan {
   int total_segments = 0;  // all workers of the run; 0 = threads
   scenario::RuntimeEnv env;
   std::vector<boost::asio::ip::address> local_addresses;
+  CpuPolicy cpu_policy = CpuPolicy::normal;  // --cpu-policy, for the worker threads
 };
 
 class ScenarioRun {

@@ -58,6 +58,8 @@ void Worker::run(Nanos start) {
   // Linux lets a thread's timers fire up to 50 µs late by default (timer slack) to batch
   // wake-ups. Arrivals are scheduled to the microsecond, so ask for none.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  // The run checked that the kernel allows it (cpu_policy_unavailable): nothing to report.
+  if (config_.cpu_policy != CpuPolicy::normal) apply_cpu_policy(config_.cpu_policy);
   start_ = start;
   runtime_->set_run_start(start);
   set_live_vus(0);

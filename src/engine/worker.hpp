@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clients/client_context.hpp"
+#include "engine/cpu_policy.hpp"
 #include "engine/loop_probe.hpp"
 #include "common/clock.hpp"
 #include "common/load_shape.hpp"
@@ -29,6 +30,7 @@ struct WorkerConfig {
   LoadShape shape;
   scenario::RuntimeEnv env;
   std::vector<boost::asio::ip::address> local_addresses;
+  CpuPolicy cpu_policy = CpuPolicy::normal;  // applied to the worker's thread when the load starts
   metrics::Registry* registry = nullptr;
   int local_index = 0;  // this worker's place among this process's workers
   // Receives each finished second; `last` is true for the final (partial) one. Called on

@@ -1,0 +1,35 @@
+#include "engine/cpu_policy.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <cstring>
+#include <thread>
+
+namespace stampede::engine {
+
+std::optional<CpuPolicy> parse_cpu_policy(std::string_view text) {
+  if (text == "normal") return CpuPolicy::normal;
+  if (text == "batch") return CpuPolicy::batch;
+  return std::nullopt;
+}
+
+std::string_view cpu_policy_name(CpuPolicy policy) { return policy == CpuPolicy::batch ? "batch" : "normal"; }
+
+std::string apply_cpu_policy(CpuPolicy policy) {
+  sched_param param{};
+  param.sched_priority = 0;  // the only priority SCHED_OTHER and SCHED_BATCH have
+  const int native = policy == CpuPolicy::batch ? SCHED_BATCH : SCHED_OTHER;
+  const int rc = pthread_setschedparam(pthread_self(), native, &param);
+  return rc == 0 ? std::string() : std::string(std::strerror(rc));
+}
+
+std::string cpu_policy_unavailable(CpuPolicy policy) {
+  if (policy == CpuPolicy::normal) return {};  // every thread starts with it
+  std::string error;
+  std::thread probe([&error, policy] { error = apply_cpu_policy(policy); });
+  probe.join();
+  return error;
+}
+
+}  // namespace stampede::engine

@@ -1,0 +1,29 @@
+#pragma once
+// How the kernel schedules the worker threads (`--cpu-policy`). `normal` is Linux's default
+// policy. `batch` (SCHED_BATCH) tells the scheduler the workers are throughput work: a
+// worker that wakes up does not preempt the thread running on that CPU, it waits for that
+// thread's slice to end or for it to sleep. When the server under test shares the machine
+// (a local Phoenix app, the built-in target), the server's wake-ups then come first and the
+// two stop preempting each other on every request: more requests per CPU, at the price of
+// up to a slice of lateness for the generator, which `iteration.lag` measures
+// (docs/design/027-cpu-policy-batch.md). No privileges needed.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stampede::engine {
+
+enum class CpuPolicy { normal, batch };
+
+std::optional<CpuPolicy> parse_cpu_policy(std::string_view text);
+std::string_view cpu_policy_name(CpuPolicy policy);
+
+// Applies `policy` to the calling thread. Returns "" or why the kernel refused.
+std::string apply_cpu_policy(CpuPolicy policy);
+
+// Whether a thread of this process may take `policy`: tried on a short-lived thread of its
+// own, so the caller's thread keeps its policy. Returns "" or why not (a seccomp filter or
+// a kernel without it), for a usage error before the run.
+std::string cpu_policy_unavailable(CpuPolicy policy);
+
+}  // namespace stampede::engine
