@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/clock.hpp"
-#include "engine/cpu_policy.hpp"
 #include "distributed/mpi_world.hpp"
+#include "engine/cpu_policy.hpp"
 
 namespace stampede::distributed {
 

@@ -58,7 +58,8 @@ void Worker::run(Nanos start) {
   // Linux lets a thread's timers fire up to 50 µs late by default (timer slack) to batch
   // wake-ups. Arrivals are scheduled to the microsecond, so ask for none.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-  // The run checked that the kernel allows it (cpu_policy_unavailable): nothing to report.
+  // A single-process run checked that the kernel allows it (cpu_policy_unavailable, before
+  // the run); on an MPI rank that the kernel refuses, the workers keep the default policy.
   if (config_.cpu_policy != CpuPolicy::normal) apply_cpu_policy(config_.cpu_policy);
   start_ = start;
   runtime_->set_run_start(start);

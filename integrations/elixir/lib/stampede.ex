@@ -8,7 +8,7 @@ defmodule Stampede do
   (`stampede run --help` lists them), see `flags/1`:
 
     * with a value, `--flag VALUE`: `:vus`, `:rate`, `:duration`, `:max_vus`, `:threads`,
-      `:local_addresses`, `:nodes`, `:procs_per_node`, `:rank_timeout`, `:out`,
+      `:cpu_policy`, `:local_addresses`, `:nodes`, `:procs_per_node`, `:rank_timeout`, `:out`,
       `:out_stream`, `:badge`, `:junit`, `:prometheus`, `:html`, `:start`, `:step`,
       `:up_to`, `:hold`, `:ramp`, `:dashboard_listen`, `:dashboard_linger`;
     * on or off, `--flag` when `true`: `:insecure`, `:dashboard`, `:parallel`, `:quiet`
@@ -33,9 +33,9 @@ defmodule Stampede do
 
   # The `stampede run` flags (a test compares them with `stampede run --help`).
   # `--flag VALUE`:
-  @value_flags [:vus, :rate, :duration, :max_vus, :threads, :local_addresses, :nodes, :procs_per_node,
-                :rank_timeout, :out, :out_stream, :badge, :junit, :prometheus, :html, :start, :step, :up_to,
-                :hold, :ramp, :dashboard_listen, :dashboard_linger]
+  @value_flags [:vus, :rate, :duration, :max_vus, :threads, :cpu_policy, :local_addresses, :nodes,
+                :procs_per_node, :rank_timeout, :out, :out_stream, :badge, :junit, :prometheus, :html, :start,
+                :step, :up_to, :hold, :ramp, :dashboard_listen, :dashboard_linger]
   # `--flag` when true, nothing when false:
   @boolean_flags [:quiet, :insecure, :parallel, :dashboard]
   # `--flag` when true, `--flag=VALUE` with a value:
