@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/compare_command.hpp"
 #include "cli/demo_command.hpp"
@@ -89,7 +91,7 @@ int main(int argc, char** argv) {
                       "not preempt a server on the same machine; more requests per CPU, up to a time slice of lateness, "
                       "which iteration.lag shows)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"normal", "batch"}));
+      ->check(CLI::IsMember(std::vector<std::string>(engine::kCpuPolicyNames.begin(), engine::kCpuPolicyNames.end())));
   run_cmd->add_option("--local-addresses", run.local_addresses,
                       "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");
   add_cluster_options(*run_cmd, run.cluster);

@@ -19,6 +19,7 @@
 #include "cli/version.hpp"
 #include "clients/client_context.hpp"
 #include "common/address_list.hpp"
+#include "engine/cpu_policy.hpp"
 #include "engine/generator_monitor.hpp"
 #include "metrics/generator_health.hpp"
 #include "metrics/metric_table.hpp"
@@ -194,6 +195,7 @@ ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const Run
   header.options = {shape_, scenario.thresholds};
   header.host = local_host_name();
   header.threads = share != nullptr ? share->total_segments : measured_.threads();
+  header.cpu_policy = engine::cpu_policy_name(args.cpu_policy);
   header.ranks = others_ != nullptr ? others_->ranks() : 1;
   if (others_ != nullptr) {
     // This process's seconds are rank 0's slot of the run's; the other ranks fill the rest.

@@ -9,12 +9,13 @@
 namespace stampede::engine {
 
 std::optional<CpuPolicy> parse_cpu_policy(std::string_view text) {
-  if (text == "normal") return CpuPolicy::normal;
-  if (text == "batch") return CpuPolicy::batch;
+  for (std::size_t i = 0; i < kCpuPolicyNames.size(); ++i) {
+    if (text == kCpuPolicyNames[i]) return static_cast<CpuPolicy>(i);
+  }
   return std::nullopt;
 }
 
-std::string_view cpu_policy_name(CpuPolicy policy) { return policy == CpuPolicy::batch ? "batch" : "normal"; }
+std::string_view cpu_policy_name(CpuPolicy policy) { return kCpuPolicyNames.at(static_cast<std::size_t>(policy)); }
 
 std::string apply_cpu_policy(CpuPolicy policy) {
   sched_param param{};

@@ -7,6 +7,7 @@
 // two stop preempting each other on every request: more requests per CPU, at the price of
 // up to a slice of lateness for the generator, which `iteration.lag` measures
 // (docs/design/027-cpu-policy-batch.md). No privileges needed.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,9 @@
 namespace stampede::engine {
 
 enum class CpuPolicy { normal, batch };
+
+// Every policy by its name, in the enum's order: the option's accepted values come from here.
+inline constexpr std::array<std::string_view, 2> kCpuPolicyNames = {"normal", "batch"};
 
 std::optional<CpuPolicy> parse_cpu_policy(std::string_view text);
 std::string_view cpu_policy_name(CpuPolicy policy);

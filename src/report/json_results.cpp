@@ -169,6 +169,7 @@ json::object scenario_json(const ScenarioResult& r) {
   o["started_at"] = text(r.started_at);
   o["host"] = text(r.host);
   o["threads"] = r.threads;
+  o["cpu_policy"] = text(r.cpu_policy);
   o["ranks"] = r.ranks;
   o["duration_ms"] = ms(r.duration);
   o["window"] = json::object{{"start_ms", ms(r.window_start)}, {"end_ms", ms(r.window_end)}};

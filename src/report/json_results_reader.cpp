@@ -228,6 +228,7 @@ ScenarioResult read_scenario(const Node& n) {
   r.started_at = n.at("started_at").string();
   r.host = n.at("host").string();
   r.threads = static_cast<int>(n.at("threads").integer());
+  if (n.has("cpu_policy")) r.cpu_policy = n.at("cpu_policy").string();  // files before it was recorded: normal
   r.ranks = static_cast<int>(n.at("ranks").integer());
   r.duration = n.at("duration_ms").nanos();
   r.window_start = n.at("window").at("start_ms").nanos();

@@ -1,12 +1,13 @@
 """`stampede run --cpu-policy batch`: the worker threads, and only they, run under
 SCHED_BATCH while the load goes (read from /proc, as `chrt -p` would), and the run
 measures the same as ever: every request the target served counted once, no errors."""
+import json
 import os
 import subprocess
 import time
 import unittest
 
-from harness import BIN, Result, Target, main, run, write_scenario
+from harness import BIN, Result, Target, main, run, temp_dir, write_scenario
 
 SCHED_OTHER, SCHED_BATCH = 0, 3
 
@@ -56,10 +57,14 @@ def watch_run(args):
 class CpuPolicy(unittest.TestCase):
     def test_batch_puts_the_workers_under_sched_batch_and_measures_as_ever(self):
         with Target(delay="fixed:1") as target:
+            out = os.path.join(temp_dir(), "results.json")
             r, most_batch, main_policies = watch_run(
-                ["run", scenario(target.url), "--quiet", "--threads", "2", "--cpu-policy", "batch"])
+                ["run", scenario(target.url), "--quiet", "--threads", "2", "--cpu-policy", "batch", "--out", out])
             truth = target.truth()
         self.assertEqual(r.code, 0, r)
+        with open(out) as f:
+            [result] = json.load(f)["results"]
+        self.assertEqual(result["cpu_policy"], "batch", "the results file says how the workers were scheduled")
         self.assertEqual(most_batch, 2, "both workers, and no other thread, under SCHED_BATCH")
         self.assertEqual(main_policies, {SCHED_OTHER}, "the main thread keeps the default policy")
         self.assertEqual(r.metric("http.request")["count"], truth["count"], r)

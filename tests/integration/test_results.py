@@ -94,6 +94,7 @@ return {{ name = {json.dumps(name)},
         [result] = doc["results"]
         self.assertEqual(result["scenario"], NASTY_NAME)
         self.assertEqual(result["threads"], 2)
+        self.assertEqual(result["cpu_policy"], "normal")
         self.assertEqual(result["ranks"], 1)
         self.assertRegex(result["started_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
         self.assertEqual(result["options"]["model"], "vus")

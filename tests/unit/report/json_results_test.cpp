@@ -40,6 +40,7 @@ TEST(JsonResults, WritesMetadataAndOptions) {
   EXPECT_EQ(r.at("started_at").as_string(), "2024-05-01T12:00:00.123Z");
   EXPECT_EQ(r.at("host").as_string(), "ci-runner");
   EXPECT_EQ(r.at("threads").as_int64(), 2);
+  EXPECT_EQ(r.at("cpu_policy").as_string(), "batch");
   EXPECT_EQ(r.at("ranks").as_int64(), 1);
   EXPECT_EQ(r.at("duration_ms").as_int64(), 10'000);
   EXPECT_EQ(r.at("window").at("end_ms").as_int64(), 10'000);
@@ -168,6 +169,7 @@ TEST(JsonResultsReader, ReadsBackWhatWasWritten) {
   const ScenarioResult& b = read.results[0];
   EXPECT_EQ(b.scenario, a.scenario);
   EXPECT_EQ(b.started_at, a.started_at);
+  EXPECT_EQ(b.cpu_policy, "batch");
   EXPECT_EQ(b.duration, a.duration);
   EXPECT_EQ(b.options.shape.stages.size(), 2u);
   EXPECT_EQ(b.options.shape.stages[1].duration, 8 * kSecond);
@@ -201,6 +203,15 @@ TEST(JsonResultsReader, ReadsBackWhatWasWritten) {
   EXPECT_FALSE(b.timeline[1].cpu_cores.has_value());
   EXPECT_EQ(b.timeline[1].metrics.size(), 3u);
   EXPECT_FALSE(read.passed());
+}
+
+// Files written before the policy was recorded have none: those runs used the default.
+TEST(JsonResultsReader, AFileWithoutTheCpuPolicyRanWithNormal) {
+  json::object doc = parsed(sample_run());
+  doc.at("results").as_array()[0].as_object().erase("cpu_policy");
+  const RunResult read = read_results_json(json::serialize(doc));
+  ASSERT_EQ(read.results.size(), 1u);
+  EXPECT_EQ(read.results[0].cpu_policy, "normal");
 }
 
 TEST(JsonResultsReader, SaysWhatIsWrongAndWhere) {

@@ -91,6 +91,7 @@ inline ScenarioResult sample_scenario(std::string name = "Demo <script>\"Api\"</
   r.started_at = "2024-05-01T12:00:00.123Z";
   r.host = "ci-runner";
   r.threads = 2;
+  r.cpu_policy = "batch";
   r.ranks = 1;
   r.duration = 10 * kSecond;
   r.window_start = 0;
