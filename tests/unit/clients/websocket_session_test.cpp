@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -385,6 +386,8 @@ TEST_F(WebSocketSessionTest, SubprotocolChosenByTheServerIsReported) {
 // ---- compression -------------------------------------------------------------------------
 
 TEST_F(WebSocketSessionTest, CompressionIsNegotiatedAndMessagesRoundTripCompressed) {
+  // Written by the server's thread, read by the test's once the echoes are back.
+  std::mutex received_mutex;
   std::vector<ClientFrame> received;
   WsTestServer server([&](WsServerConnection& conn) {
     const auto request = conn.read_request();
@@ -395,8 +398,13 @@ TEST_F(WebSocketSessionTest, CompressionIsNegotiatedAndMessagesRoundTripCompress
     for (;;) {
       ClientFrame frame = conn.read_frame();
       if (frame.kind != ClientFrame::Kind::Message) break;
+      // Kept before it is echoed: the test looks once the last echo arrived (kept after it,
+      // the fourth was sometimes not there yet on a busy machine).
+      {
+        std::lock_guard lock(received_mutex);
+        received.push_back(frame);
+      }
       conn.send_message(frame.opcode, frame.payload);
-      received.push_back(std::move(frame));
     }
     conn.close();
   });
@@ -421,8 +429,11 @@ TEST_F(WebSocketSessionTest, CompressionIsNegotiatedAndMessagesRoundTripCompress
   EXPECT_EQ(events.messages[1].second, join);
   EXPECT_EQ(events.messages[2], std::make_pair(Opcode::Binary, big));
   EXPECT_EQ(events.messages[3].second, "");
-  ASSERT_EQ(received.size(), 4u);
-  for (const auto& frame : received) EXPECT_TRUE(frame.compressed);
+  {
+    std::lock_guard lock(received_mutex);
+    ASSERT_EQ(received.size(), 4u);
+    for (const auto& frame : received) EXPECT_TRUE(frame.compressed);
+  }
   session.close();
   ASSERT_TRUE(run_until([&] { return events.closed.has_value(); }));
 }
