@@ -142,8 +142,11 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
 // array: a response is built once per request, and interning a key each time (hashing it
 // and walking the string table) cost more than the rest of the table (callgrind: ~300
 // instructions per lua_setfield with a C string key).
-enum ResponseKey { kStatus = 1, kBody, kUrl, kDuration, kError, kErrorReason, kHeaders, kResponseKeyCount = kHeaders };
+// A key's number is its index in kResponseKeyNames plus one (the registry array's index).
+enum ResponseKey { kStatus = 1, kBody, kUrl, kDuration, kError, kErrorReason, kHeaders };
 constexpr const char* kResponseKeyNames[] = {"status", "body", "url", "duration", "error", "error_reason", "headers"};
+constexpr int kResponseKeyCount = static_cast<int>(std::size(kResponseKeyNames));
+static_assert(kHeaders == kResponseKeyCount, "one name per ResponseKey, in the enum's order");
 int response_keys_key;
 
 void make_response_keys(lua_State* L) {
