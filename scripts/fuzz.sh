@@ -4,7 +4,7 @@
 # Crashes fail the script; the reproducer is left in fuzz/corpus-run/<name>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${1:-build-fuzz}
+BUILD_DIR=${1:-build-sanitize}
 SECONDS_EACH=${2:-30}
 JOBS=${JOBS:-$(nproc)}
 

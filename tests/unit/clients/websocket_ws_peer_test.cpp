@@ -4,7 +4,6 @@
 // heap of this process holds only the client's side.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -22,11 +21,7 @@
 
 #include "clients/http_fixture.hpp"
 #include "clients/websocket_session.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-// From the sanitizer runtime (GCC installs no header for it).
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
-#endif
+#include "heap_in_use.hpp"
 
 extern char** environ;
 
@@ -36,16 +31,6 @@ namespace {
 using clients::WebSocketSession;
 using proto::ws::Opcode;
 namespace close_code = proto::ws::close_code;
-
-// Heap bytes in use by the whole process. AddressSanitizer replaces malloc, and glibc's
-// statistics then stay empty: ask the sanitizer's allocator instead.
-long long heap_in_use() {
-#if defined(__SANITIZE_ADDRESS__)
-  return static_cast<long long>(__sanitizer_get_current_allocated_bytes());
-#else
-  return static_cast<long long>(mallinfo2().uordblks);
-#endif
-}
 
 std::optional<std::string> find_on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -286,7 +271,7 @@ TEST_P(WsPeer, IdleConnectionMemory) {
   run_for(std::chrono::milliseconds(20));
 
   constexpr int kConnections = 100;
-  const long long before = heap_in_use();
+  const auto before = static_cast<long long>(heap_in_use());
   std::vector<std::unique_ptr<WebSocketSession>> sessions;
   sessions.reserve(kConnections);
   int opened = 0;
@@ -302,7 +287,7 @@ TEST_P(WsPeer, IdleConnectionMemory) {
   for (auto& session : sessions) session->send_text(R"(["1","1","room:lobby","phx_join",{}])");
   ASSERT_TRUE(run_until([&] { return received == kConnections; }));
   run_for(std::chrono::milliseconds(50));
-  const long long per_connection = (heap_in_use() - before) / kConnections;
+  const long long per_connection = (static_cast<long long>(heap_in_use()) - before) / kConnections;
   for (auto& session : sessions) EXPECT_TRUE(session->is_open());
 
   std::cout << "[ memory   ] idle open WebSocket connection" << (compressed() ? " with permessage-deflate" : "")

@@ -2,7 +2,6 @@
 // What the target's idle-memory tests share: the process's heap in use, plain POSIX clients
 // (stack buffers, so the growth measured is the server's), and the warm-up-then-measure
 // procedure. Used by channels_idle_memory_test.cpp and liveview_idle_memory_test.cpp.
-#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -16,22 +15,11 @@
 #include <string_view>
 #include <thread>
 
-#if defined(__SANITIZE_ADDRESS__)
-// From the ASan runtime (declared here: Debian's GCC ships no sanitizer headers).
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
-#endif
+#include "heap_in_use.hpp"
 
 namespace stampede::target::idle_memory {
 
-// The whole process's heap: mallinfo2 sums every arena; under AddressSanitizer, whose
-// allocator glibc does not see, ASan's own count.
-inline std::size_t heap_in_use() {
-#if defined(__SANITIZE_ADDRESS__)
-  return __sanitizer_get_current_allocated_bytes();
-#else
-  return mallinfo2().uordblks;
-#endif
-}
+using stampede::testing::heap_in_use;
 
 // A blocking loopback connection to `port`, or -1.
 inline int connect_to(std::uint16_t port) {
