@@ -7,6 +7,8 @@ find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LUAJIT REQUIRED IMPORTED_TARGET luajit)
+# io_uring, for the batched socket sends (docs/design/028-batched-sends-through-io-uring.md).
+pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 
 add_library(stampede_deps INTERFACE)
 target_link_libraries(stampede_deps INTERFACE

@@ -70,4 +70,12 @@ void ClientContext::give_back_receive_buffer(std::unique_ptr<ReceiveBuffer> buff
   if (spare_receive_buffers_.size() < kMaxSpares) spare_receive_buffers_.push_back(std::move(buffer));
 }
 
+transport::SendBatch* ClientContext::send_batch() {
+  if (!send_batch_opened_) {
+    send_batch_opened_ = true;
+    send_batch_ = transport::SendBatch::open(io, clock);
+  }
+  return send_batch_.get();
+}
+
 }  // namespace stampede::clients

@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "metrics/metric_sink.hpp"
 #include "proto/http_response_parser.hpp"
+#include "transport/send_batch.hpp"
 
 namespace stampede::clients {
 
@@ -55,6 +56,11 @@ class ClientContext {
   std::unique_ptr<ReceiveBuffer> take_receive_buffer();
   void give_back_receive_buffer(std::unique_ptr<ReceiveBuffer> buffer);
 
+  // The worker's plain-socket sends, one system call per loop turn (transport/send_batch.hpp):
+  // made on first use, on the worker's thread; null where io_uring is unavailable or
+  // STAMPEDE_IO_URING=0, and the clients then write one send at a time.
+  transport::SendBatch* send_batch();
+
  private:
   std::unique_ptr<boost::asio::ssl::context> tls_verify_;
   std::unique_ptr<boost::asio::ssl::context> tls_insecure_;
@@ -62,6 +68,10 @@ class ClientContext {
   std::unique_ptr<WorkerTimers> timers_;
   std::vector<proto::HttpResponseParser> spare_parsers_;
   std::vector<std::unique_ptr<ReceiveBuffer>> spare_receive_buffers_;
+  bool send_batch_opened_ = false;
+  // Last: destroyed first, so the callbacks of sends still queued (which hold requests) go
+  // while the rest of the context is whole.
+  std::unique_ptr<transport::SendBatch> send_batch_;
 };
 
 }  // namespace stampede::clients

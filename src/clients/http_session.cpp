@@ -318,6 +318,18 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     }
     const std::array<asio::const_buffer, 2> bytes{asio::buffer(head_), asio::buffer(req_.body)};
     write_started_ = ctx_.clock.now();  // service time starts as the bytes go to the socket
+    if (transport::SendBatch* batch = conn_->stream.is_tls() ? nullptr : ctx_.send_batch()) {
+      // With the loop turn's other sends, in one system call (design 028); the service time
+      // starts when the batch went to the kernel.
+      conn_->stream.async_write_batched(
+          *batch, bytes, [self = shared_from_this()](const error_code& ec, std::size_t, Nanos sent_at) {
+            if (self->finished_) return;
+            if (sent_at != 0) self->write_started_ = sent_at;
+            if (ec) return self->on_connection_failure(transport::Failure{transport::Step::write, ec, {}});
+            self->await_response();
+          });
+      return;
+    }
     conn_->stream.async_write(bytes, [self = shared_from_this()](const error_code& ec, std::size_t) {
       if (self->finished_) return;
       if (ec) return self->on_connection_failure(transport::Failure{transport::Step::write, ec, {}});

@@ -7,8 +7,10 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/stream.hpp>
+#include <array>
 #include <cerrno>
 #include <optional>
+#include <vector>
 
 namespace stampede::transport {
 
@@ -312,6 +314,55 @@ bool Stream::usable_when_idle(asio::mutable_buffer scratch) {
   boost::system::error_code ec;
   const std::size_t got = read_available(scratch, ec);
   return got == 0 && ec == asio::error::would_block && !tls_->renegotiating();
+}
+
+void Stream::async_write_batched(SendBatch& batch, std::span<const boost::asio::const_buffer> buffers,
+                                 BatchedWriteHandler handler) {
+  std::array<iovec, SendBatch::kMaxBuffers> iov{};
+  std::size_t count = 0;
+  std::size_t total = 0;
+  bool batchable = !tls_;
+  for (const boost::asio::const_buffer& buffer : buffers) {
+    if (buffer.size() == 0) continue;
+    if (count == iov.size()) {
+      batchable = false;
+      break;
+    }
+    iov[count++] = iovec{const_cast<void*>(buffer.data()), buffer.size()};
+    total += buffer.size();
+  }
+  if (!batchable || total == 0) {
+    std::vector<boost::asio::const_buffer> all(buffers.begin(), buffers.end());
+    async_write(all, [handler = std::move(handler)](const boost::system::error_code& ec, std::size_t n) {
+      handler(ec, n, 0);
+    });
+    return;
+  }
+  if (!alive_) alive_ = std::make_shared<const char>('\0');
+  const std::weak_ptr<const char> alive = alive_;
+  batch.queue(
+      socket_.native_handle(), iov, count, [this, alive] { return !alive.expired() && socket_.is_open(); },
+      [this, alive, iov, count, total, handler = std::move(handler)](const boost::system::error_code& ec,
+                                                                    std::size_t sent, Nanos sent_at) mutable {
+        if (ec || sent == total) return handler(ec, sent, sent_at);
+        if (alive.expired()) return handler(boost::asio::error::operation_aborted, sent, sent_at);
+        // The socket took only part (its buffer was full): the rest once it has room.
+        std::vector<boost::asio::const_buffer> rest;
+        std::size_t skip = sent;
+        for (std::size_t i = 0; i < count; ++i) {
+          if (skip >= iov[i].iov_len) {
+            skip -= iov[i].iov_len;
+            continue;
+          }
+          rest.emplace_back(static_cast<const char*>(iov[i].iov_base) + skip, iov[i].iov_len - skip);
+          skip = 0;
+        }
+        boost::asio::async_write(socket_, rest,
+                                 [handler = std::move(handler), sent, sent_at](const boost::system::error_code& error,
+                                                                               std::size_t more) {
+                                   handler(error, sent + more, sent_at);
+                                 });
+      });
 }
 
 void Stream::close() {

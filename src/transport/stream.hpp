@@ -38,12 +38,14 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "transport/errors.hpp"
 #include "transport/resolve.hpp"
+#include "transport/send_batch.hpp"
 #include "transport/source_addresses.hpp"
 
 namespace stampede::transport {
@@ -86,6 +88,17 @@ class Stream {
     }
   }
 
+  // Plain streams: writes all of `buffers` with `batch`'s next submission, in one system call
+  // with the other sends of this loop turn (transport/send_batch.hpp); what the socket does
+  // not take then is written as async_write would. handler(ec, bytes written, sent_at) runs
+  // from the loop; sent_at is when the bytes went to the kernel, on the batch's clock.
+  // Closing the stream before the batch goes ends the write with operation_aborted, nothing
+  // sent. A TLS stream, or more than SendBatch::kMaxBuffers buffers, is written by
+  // async_write (sent_at 0: the caller's own stamp stands).
+  using BatchedWriteHandler = std::function<void(const boost::system::error_code&, std::size_t, Nanos sent_at)>;
+  void async_write_batched(SendBatch& batch, std::span<const boost::asio::const_buffer> buffers,
+                           BatchedWriteHandler handler);
+
   // Copies what has arrived into `into` without blocking. Returns the byte count (> 0), or 0
   // with `ec` set: would_block (wait, then read again), eof / stream_truncated (the peer
   // closed), or the error. A TLS stream reports would_block only once the socket is drained,
@@ -101,8 +114,9 @@ class Stream {
 
   // Plain streams only: waits for bytes and reads them into `into`, in one operation. Cheaper
   // per response than async_wait_readable + read_available: Asio re-arms the socket's epoll
-  // registration (an epoll_ctl) for every wait but not for a read, and it skips the read's
-  // first, speculative recv when the last read emptied the socket (docs/design/021). `into`
+  // registration (an epoll_ctl) for every wait but not for a read (docs/design/021). The
+  // read still starts with a speculative recv, which finds nothing so soon after a request
+  // (Boost 1.81 stops speculating only after an end of stream; design 028). `into`
   // must outlive the operation and belong to this connection alone: the read may happen
   // before the handler runs, with other connections' handlers in between.
   template <typename ReadHandler>
@@ -239,6 +253,7 @@ class Stream {
   std::weak_ptr<const char> tls_alive();
 
   Socket socket_;
+  std::shared_ptr<const char> alive_;  // made by the first batched write: its send checks the stream still exists
   std::unique_ptr<Tls> tls_;  // declared after socket_: destroyed before the socket it wraps
 };
 

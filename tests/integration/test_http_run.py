@@ -73,6 +73,31 @@ return {{
         self.assertIsNotNone(r.metric("iteration.lag"), r)
         self.assertEqual(self.target.truth()["count"], 400)
 
+    def test_requests_sent_in_batches_or_one_at_a_time_arrive_whole(self):
+        # Requests go out in one io_uring submission per loop turn where the kernel allows it,
+        # one sendmsg each with STAMPEDE_IO_URING=0 (docs/design/028): at 3,000/s turns carry
+        # several, and every head and body must reach the target once, intact.
+        for env in ({}, {"STAMPEDE_IO_URING": "0"}):
+            self.target.reset()
+            path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{
+  options = {{ rate = 3000, duration = "1s", graceful_stop = "2s" }},
+  run = function(vu)
+    local title = "post " .. vu.id .. "." .. vu.iteration
+    local res = http.post("{self.target.url}/api/posts", {{ json = {{ title = title }} }})
+    stampede.check("echoed", res.status == 201 and res:json().title == title)
+  end,
+}}
+""")
+            r = run(["run", path, "--threads", "2", "--quiet"], env=env)
+            self.assertEqual(r.code, 0, (env, r))
+            self.assertEqual(r.metric("http.request")["count"], 3000, (env, r))
+            self.assertRegex(r.out, r"echoed\s+100\.00%\s+\(3000 / 3000\)")
+            self.assertRegex(r.out, r"requests: 3000 sent, 3000 completed, 0 failed")
+            self.assertEqual(self.target.truth()["count"], 3000, env)
+
     def test_every_planned_arrival_starts_when_wake_ups_are_coalesced(self):
         # 15,000/s per worker: the open model wakes once per quantum and starts what is due.
         # Arrivals due just before the end, which the last wake-up had not reached, are still
