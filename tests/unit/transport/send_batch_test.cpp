@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "transport/stream.hpp"
+#include "transport/run_until.hpp"
 
 namespace stampede::transport {
 namespace {
@@ -60,14 +61,7 @@ class SendBatchTest : public ::testing::Test {
     });
   }
 
-  void run_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      io.run_one_for(std::chrono::milliseconds(5));
-      if (io.stopped()) io.restart();
-    }
-    ASSERT_TRUE(done());
-  }
+  void run_until(const std::function<bool()>& done) { testing::run_until(io, done); }
 
   // Everything the peer can read within `wait`.
   std::string drain(tcp::socket& peer, std::chrono::milliseconds wait = std::chrono::milliseconds(200)) {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "transport/run_until.hpp"
+
 namespace stampede::transport {
 namespace {
 
@@ -45,14 +47,7 @@ class TransportStream : public ::testing::Test {
     return failure;
   }
 
-  void run_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      io.run_one_for(std::chrono::milliseconds(5));
-      if (io.stopped()) io.restart();
-    }
-    ASSERT_TRUE(done());
-  }
+  void run_until(const std::function<bool()>& done) { testing::run_until(io, done); }
 
   asio::io_context io;
   tcp::acceptor acceptor;
