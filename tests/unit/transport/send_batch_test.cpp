@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "transport/stream.hpp"
 #include "transport/run_until.hpp"
+#include "transport/stream.hpp"
 
 namespace stampede::transport {
 namespace {
