@@ -17,6 +17,10 @@ target_link_libraries(stampede_deps INTERFACE
 # Asio: no deprecated names, and one io_context per thread means no internal locking is needed
 # beyond what Asio does for cross-thread posts.
 target_compile_definitions(stampede_deps INTERFACE BOOST_ASIO_NO_DEPRECATED)
+# Asio keeps a thread's freed handler memory for reuse, 2 blocks by default: a turn that starts
+# tens of requests (or completes tens of reads) allocated the rest with malloc. It changes
+# Asio's thread_info_base, so every file that includes Asio must see it: they all link this.
+target_compile_definitions(stampede_deps INTERFACE BOOST_ASIO_RECYCLING_ALLOCATOR_CACHE_SIZE=16)
 
 # Optional: MPI (Debian's OpenMPI) for runs spread over processes and machines. Only its C
 # API is used (no C++ bindings).
