@@ -84,12 +84,14 @@ int main(int argc, char** argv) {
       ->check(DurationValidator());
   run_cmd->add_option("--max-vus", max_vus, "With a rate: the most iterations in flight at once")
       ->check(CLI::Range(1LL, 10'000'000LL));
-  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)")->check(CLI::Range(1, 1024));
+  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core; one fewer under --cpu-policy poll)")
+      ->check(CLI::Range(1, 1024));
   std::string cpu_policy = "normal";
   run_cmd->add_option("--cpu-policy", cpu_policy,
-                      "How the kernel schedules the worker threads: normal, or batch (SCHED_BATCH: a waking worker does "
-                      "not preempt a server on the same machine; more requests per CPU, up to a time slice of lateness, "
-                      "which iteration.lag shows)")
+                      "How the worker threads use their CPUs: normal; batch (SCHED_BATCH: a waking worker does not "
+                      "preempt a server on the same machine; more requests per CPU, up to a time slice of lateness, "
+                      "which iteration.lag shows); or poll (a busy worker polls its loop instead of sleeping: it holds "
+                      "a core, and wakes neither late nor at a wake-up's cost; default --threads one fewer than the cores)")
       ->capture_default_str()
       ->check(CLI::IsMember(std::vector<std::string>(engine::kCpuPolicyNames.begin(), engine::kCpuPolicyNames.end())));
   run_cmd->add_option("--local-addresses", run.local_addresses,

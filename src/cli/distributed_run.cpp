@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <thread>
 
 #include "cli/dashboard_session.hpp"
 #include "cli/live_exports.hpp"
@@ -25,6 +26,7 @@
 #include "distributed/rank_dump.hpp"
 #include "distributed/rank_split.hpp"
 #include "distributed/rank_worker.hpp"
+#include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
 #include "scenario/scenario_error.hpp"
 #endif
@@ -90,7 +92,9 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   rank_plan.setup_data = s.setup_data;
   rank_plan.insecure = s.insecure;
   for (const auto& a : s.local_addresses) rank_plan.local_addresses.push_back(a.to_string());
-  const int threads = distributed::rank_threads(args.threads, shape, coord.ranks());
+  const int threads = distributed::rank_threads(
+      args.threads > 0 ? args.threads : engine::default_worker_threads(args.cpu_policy, std::thread::hardware_concurrency()),
+      shape, coord.ranks());
   const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
 
   CoordinatedRanks others(coord, registry);

@@ -155,7 +155,8 @@ std::string local_host_name() {
 }
 
 int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
-  int threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads =
+      args.threads > 0 ? args.threads : engine::default_worker_threads(args.cpu_policy, std::thread::hardware_concurrency());
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -17,16 +18,23 @@ std::optional<CpuPolicy> parse_cpu_policy(std::string_view text) {
 
 std::string_view cpu_policy_name(CpuPolicy policy) { return kCpuPolicyNames.at(static_cast<std::size_t>(policy)); }
 
+int default_worker_threads(CpuPolicy policy, unsigned cores) {
+  const int n = static_cast<int>(std::max(1u, cores));
+  // A polling worker keeps its core while busy: leave one to the server and the main thread.
+  return policy == CpuPolicy::poll ? std::max(1, n - 1) : n;
+}
+
 std::string apply_cpu_policy(CpuPolicy policy) {
   sched_param param{};
   param.sched_priority = 0;  // the only priority SCHED_OTHER and SCHED_BATCH have
+  // `poll` is about the loop (Worker::run_loop), not the kernel: the default policy.
   const int native = policy == CpuPolicy::batch ? SCHED_BATCH : SCHED_OTHER;
   const int rc = pthread_setschedparam(pthread_self(), native, &param);
   return rc == 0 ? std::string() : std::string(std::strerror(rc));
 }
 
 std::string cpu_policy_unavailable(CpuPolicy policy) {
-  if (policy == CpuPolicy::normal) return {};  // every thread starts with it
+  if (policy != CpuPolicy::batch) return {};  // every thread starts with SCHED_OTHER
   std::string error;
   std::thread probe([&error, policy] { error = apply_cpu_policy(policy); });
   probe.join();

@@ -1,12 +1,15 @@
 #pragma once
-// How the kernel schedules the worker threads (`--cpu-policy`). `normal` is Linux's default
+// How the worker threads use their CPUs (`--cpu-policy`). `normal` is Linux's default
 // policy. `batch` (SCHED_BATCH) tells the scheduler the workers are throughput work: a
 // worker that wakes up does not preempt the thread running on that CPU, it waits for that
 // thread's slice to end or for it to sleep. When the server under test shares the machine
 // (a local Phoenix app, the built-in target), the server's wake-ups then come first and the
 // two stop preempting each other on every request: more requests per CPU, at the price of
 // up to a slice of lateness for the generator, which `iteration.lag` measures
-// (docs/design/027-cpu-policy-batch.md). No privileges needed.
+// (docs/design/027-cpu-policy-batch.md). `poll`: each worker polls its event loop instead
+// of sleeping while it has work at least every IdlePoll::kDefaultBudget, so it holds a core
+// while busy; by default one worker fewer than the cores then runs, leaving one for the
+// server and the main thread (docs/design/029-cpu-policy-poll.md). No privileges needed.
 #include <array>
 #include <optional>
 #include <string>
@@ -14,13 +17,17 @@
 
 namespace stampede::engine {
 
-enum class CpuPolicy { normal, batch };
+enum class CpuPolicy { normal, batch, poll };
 
 // Every policy by its name, in the enum's order: the option's accepted values come from here.
-inline constexpr std::array<std::string_view, 2> kCpuPolicyNames = {"normal", "batch"};
+inline constexpr std::array<std::string_view, 3> kCpuPolicyNames = {"normal", "batch", "poll"};
 
 std::optional<CpuPolicy> parse_cpu_policy(std::string_view text);
 std::string_view cpu_policy_name(CpuPolicy policy);
+
+// Worker threads when --threads is not given: one per core (`cores`, 0: unknown, as
+// std::thread::hardware_concurrency says it), one fewer under `poll` (at least one).
+int default_worker_threads(CpuPolicy policy, unsigned cores);
 
 // Applies `policy` to the calling thread. Returns "" or why the kernel refused.
 std::string apply_cpu_policy(CpuPolicy policy);

@@ -22,15 +22,18 @@ Nanos cpu_time(clockid_t clock) {
   return static_cast<Nanos>(ts.tv_sec) * kSecond + ts.tv_nsec;
 }
 
+Nanos polled_of(const WorkerCpu& worker) { return worker.idle_polled ? worker.idle_polled() : 0; }
+
 }  // namespace
 
 GeneratorMonitor::GeneratorMonitor(boost::asio::io_context& io, metrics::Registry& registry,
-                                   std::vector<clockid_t> worker_cpu_clocks,
+                                   std::vector<WorkerCpu> workers,
                                    std::function<void(metrics::Snapshot, bool last)> publish)
     : timer_(io),
       sink_(registry),
-      clocks_(std::move(worker_cpu_clocks)),
-      last_cpu_(clocks_.size(), 0),
+      workers_(std::move(workers)),
+      last_cpu_(workers_.size(), 0),
+      last_polled_(workers_.size(), 0),
       publish_(std::move(publish)),
       cpu_(sink_.id(metrics::names::kGeneratorCpu, metrics::Kind::Gauge)),
       busy_(sink_.id(metrics::names::kGeneratorBusy, metrics::Kind::Counter)),
@@ -58,7 +61,10 @@ void GeneratorMonitor::start(Nanos t0) {
   t0_ = t0;
   last_wall_ = t0;
   // CPU spent loading the scenario is not part of the run.
-  for (std::size_t i = 0; i < clocks_.size(); ++i) last_cpu_[i] = std::max<Nanos>(0, cpu_time(clocks_[i]));
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    last_cpu_[i] = std::max<Nanos>(0, cpu_time(workers_[i].clock));
+    last_polled_[i] = polled_of(workers_[i]);
+  }
   arm();
 }
 
@@ -82,11 +88,15 @@ void GeneratorMonitor::sample(bool last) {
   const Nanos wall = SteadyClock::monotonic_now();
   const Nanos elapsed = wall - last_wall_;
   Nanos busiest = 0;
-  for (std::size_t i = 0; i < clocks_.size(); ++i) {
-    const Nanos now = cpu_time(clocks_[i]);
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const Nanos now = cpu_time(workers_[i].clock);
     if (now < 0) continue;
-    busiest = std::max(busiest, now - last_cpu_[i]);
+    // A polling worker's empty polls are not work: out of its CPU time (a poll preempted
+    // meanwhile took less CPU than wall time, hence the floor).
+    const Nanos polled = polled_of(workers_[i]);
+    busiest = std::max(busiest, std::max<Nanos>(0, now - last_cpu_[i] - (polled - last_polled_[i])));
     last_cpu_[i] = now;
+    last_polled_[i] = polled;
   }
   last_wall_ = wall;
   // The last, partial second is not measured: the worker threads have exited by then (their

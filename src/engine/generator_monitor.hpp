@@ -16,10 +16,17 @@
 
 namespace stampede::engine {
 
+// One worker thread as the monitor sees it: its CPU clock, and its time in empty polls so
+// far (--cpu-policy poll: on the CPU, but not work; null or 0 for a worker that sleeps).
+struct WorkerCpu {
+  clockid_t clock{};
+  std::function<Nanos()> idle_polled;
+};
+
 class GeneratorMonitor {
  public:
   // `publish(snapshot, last)` receives each second (`last`: the final, partial one).
-  GeneratorMonitor(boost::asio::io_context& io, metrics::Registry& registry, std::vector<clockid_t> worker_cpu_clocks,
+  GeneratorMonitor(boost::asio::io_context& io, metrics::Registry& registry, std::vector<WorkerCpu> workers,
                    std::function<void(metrics::Snapshot, bool last)> publish);
 
   // Seconds are counted from `t0`, the run's start (absolute monotonic ns).
@@ -39,8 +46,9 @@ class GeneratorMonitor {
 
   boost::asio::steady_timer timer_;
   metrics::MetricSink sink_;
-  std::vector<clockid_t> clocks_;
-  std::vector<Nanos> last_cpu_;
+  std::vector<WorkerCpu> workers_;
+  std::vector<Nanos> last_cpu_;     // per worker: its CPU time at the last sample
+  std::vector<Nanos> last_polled_;  // and its time in empty polls
   std::function<void(metrics::Snapshot, bool)> publish_;
   metrics::MetricId cpu_, busy_, wall_, fds_;
   Nanos t0_ = 0;

@@ -20,7 +20,7 @@ MeasuredRun::~MeasuredRun() = default;
 void MeasuredRun::load() {
   run_.load();
   const auto monitor_slot = static_cast<std::size_t>(threads_);
-  monitor_.emplace(io_, registry_, run_.thread_cpu_clocks(), [this, monitor_slot](metrics::Snapshot snap, bool last) {
+  monitor_.emplace(io_, registry_, run_.worker_cpus(), [this, monitor_slot](metrics::Snapshot snap, bool last) {
     collector_.push(monitor_slot, std::move(snap));
     if (last) collector_.finish(monitor_slot);
   });

@@ -41,9 +41,12 @@ class OpenModel final : public Executor {
       : w_(w),
         schedule_(w.config().shape),
         max_vus_(share_of(w.config().shape.max_vus, w.config().count, w.config().index)),
-        pacer_(schedule_, w.config().index, w.config().count),
+        pacer_(schedule_, w.config().index, w.config().count, ArrivalPacer::kDefaultQuantum, ArrivalPacer::kDefaultBatch,
+               w.idle_poll() != nullptr ? ArrivalPacer::kPollingEarlyWake : ArrivalPacer::kDefaultEarlyWake),
         arrival_timer_(w.io()),
-        grace_timer_(w.io()) {}
+        grace_timer_(w.io()),
+        loop_idle_(w.idle_poll()),
+        quantum_idle_(w.idle_poll()) {}
 
   void begin() override { turn(false); }
 

@@ -65,13 +65,15 @@ void ScenarioRun::load() {
   }
 }
 
-std::vector<clockid_t> ScenarioRun::thread_cpu_clocks() {
-  std::vector<clockid_t> clocks;
-  for (auto& t : threads_) {
+std::vector<WorkerCpu> ScenarioRun::worker_cpus() {
+  std::vector<WorkerCpu> cpus;
+  for (std::size_t i = 0; i < threads_.size(); ++i) {
     clockid_t clock{};
-    if (t.joinable() && pthread_getcpuclockid(t.native_handle(), &clock) == 0) clocks.push_back(clock);
+    if (!threads_[i].joinable() || pthread_getcpuclockid(threads_[i].native_handle(), &clock) != 0) continue;
+    const Worker* worker = workers_[i].get();
+    cpus.push_back({clock, [worker] { return worker->idle_polled(); }});
   }
-  return clocks;
+  return cpus;
 }
 
 void ScenarioRun::start(Nanos start) {

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/generator_monitor.hpp"
 #include "engine/worker.hpp"
 
 namespace stampede::engine {
@@ -40,9 +41,9 @@ class ScenarioRun {
   // True when every worker has finished; `on_finished` (if set before start) is called once
   // from the last worker's thread.
   bool finished() const { return running_ == 0; }
-  // The CPU clock of each worker thread (pthread_getcpuclockid), after load(): how busy
-  // each one is, read from another thread (engine/generator_monitor.hpp).
-  std::vector<clockid_t> thread_cpu_clocks();
+  // The CPU clock of each worker thread (pthread_getcpuclockid) and its time in empty polls,
+  // after load(): how busy each one is, read from another thread (engine/generator_monitor.hpp).
+  std::vector<WorkerCpu> worker_cpus();
   std::function<void()> on_finished;
 
  private:

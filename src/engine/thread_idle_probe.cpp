@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace stampede::engine {
@@ -42,7 +43,14 @@ double ThreadIdleProbe::idle_share_since_last_ask(Nanos now) {
   std::uint64_t busy = 0;
   if (fd_ < 0 || !read_busy(fd_, busy)) return 1.0;
   const bool first = last_at_ == 0;
-  const double share = first ? 1.0 : idle_share(now - last_at_, busy - last_busy_);
+  std::uint64_t busy_since = busy - last_busy_;
+  if (polling_ != nullptr) {
+    // Empty polls were on the CPU but not busy (a preempted poll counts once, as idle).
+    const auto polled = static_cast<std::uint64_t>(std::max<Nanos>(0, polling_->idle_polled() - last_polled_));
+    busy_since = busy_since > polled ? busy_since - polled : 0;
+    last_polled_ = polling_->idle_polled();
+  }
+  const double share = first ? 1.0 : idle_share(now - last_at_, busy_since);
   last_at_ = now;
   last_busy_ = busy;
   return share;

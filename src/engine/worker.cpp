@@ -88,13 +88,29 @@ void Worker::run_loop() {
   // the end of the run (or its graceful stop) still interrupts it.
   for (;;) {
     try {
-      io_.run();
+      if (config_.cpu_policy == CpuPolicy::poll) {
+        poll_loop();
+      } else {
+        io_.run();
+      }
       return;
     } catch (const std::exception& e) {
       sink_.add_error(m_crashes_, fmt::format("engine fault: {}", e.what()));
     } catch (...) {
       sink_.add_error(m_crashes_, "engine fault: an unknown exception");
     }
+  }
+}
+
+void Worker::poll_loop() {
+  while (!io_.stopped()) {
+    const Nanos began = clock_.now();
+    const std::size_t ran = io_.poll();
+    const bool sleep = idle_poll_.polled(began, ran);
+    if (idle_poll_.idle_polled() != idle_polled_.load(std::memory_order_relaxed)) {
+      idle_polled_.store(idle_poll_.idle_polled(), std::memory_order_relaxed);
+    }
+    if (sleep) io_.run_one();  // blocks until the next event, like run()
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "clients/client_context.hpp"
 #include "engine/cpu_policy.hpp"
+#include "engine/idle_poll.hpp"
 #include "engine/loop_probe.hpp"
 #include "common/clock.hpp"
 #include "common/load_shape.hpp"
@@ -30,7 +31,8 @@ struct WorkerConfig {
   LoadShape shape;
   scenario::RuntimeEnv env;
   std::vector<boost::asio::ip::address> local_addresses;
-  CpuPolicy cpu_policy = CpuPolicy::normal;  // applied to the worker's thread when the load starts
+  // Applied to the worker's thread when the load starts; under poll, run_loop polls.
+  CpuPolicy cpu_policy = CpuPolicy::normal;
   metrics::Registry* registry = nullptr;
   int local_index = 0;  // this worker's place among this process's workers
   // Receives each finished second; `last` is true for the final (partial) one. Called on
@@ -70,9 +72,18 @@ class Worker {
   void record_lag(Nanos lag);
   // Called by the executor when nothing is running any more after the end.
   void executor_finished();
+  // Under --cpu-policy poll, the loop's polling (its time in empty polls counts as idle,
+  // not busy: ThreadIdleProbe); null otherwise.
+  const IdlePoll* idle_poll() const { return config_.cpu_policy == CpuPolicy::poll ? &idle_poll_ : nullptr; }
+
+  // --- for the generator monitor (any thread) ---
+  // The worker's time in empty polls so far (ns; 0 unless it polls), to take out of its CPU
+  // time: polling with nothing to do is not work (engine/generator_monitor.hpp).
+  Nanos idle_polled() const { return idle_polled_.load(std::memory_order_relaxed); }
 
  private:
-  void run_loop();  // io_.run(), surviving handlers that throw
+  void run_loop();  // io_.run() (or poll_loop()), surviving handlers that throw
+  void poll_loop();  // --cpu-policy poll: io_.poll() until IdlePoll says sleep, then io_.run_one()
   void arm_second_timer();
   void publish_second(bool last);
   void begin_stop(bool graceful);
@@ -92,6 +103,8 @@ class Worker {
   int vus_created_ = 0;
   bool stopping_ = false;
   bool finished_ = false;
+  IdlePoll idle_poll_;
+  std::atomic<Nanos> idle_polled_{0};  // idle_poll_.idle_polled(), for the monitor's thread
 
   metrics::MetricId m_iteration_ = 0, m_iterations_ = 0, m_errors_ = 0, m_dropped_ = 0, m_crashes_ = 0, m_vus_ = 0, m_lag_ = 0;
 };

@@ -8,14 +8,40 @@
 namespace stampede::engine {
 namespace {
 
-TEST(CpuPolicy, ParsesTheTwoNamesAndNothingElse) {
+TEST(CpuPolicy, ParsesTheThreeNamesAndNothingElse) {
   EXPECT_EQ(parse_cpu_policy("normal"), CpuPolicy::normal);
   EXPECT_EQ(parse_cpu_policy("batch"), CpuPolicy::batch);
+  EXPECT_EQ(parse_cpu_policy("poll"), CpuPolicy::poll);
+  EXPECT_FALSE(parse_cpu_policy("spin"));
   EXPECT_FALSE(parse_cpu_policy("Batch"));
   EXPECT_FALSE(parse_cpu_policy("idle"));
   EXPECT_FALSE(parse_cpu_policy(""));
   EXPECT_EQ(cpu_policy_name(CpuPolicy::batch), "batch");
   EXPECT_EQ(cpu_policy_name(CpuPolicy::normal), "normal");
+  EXPECT_EQ(cpu_policy_name(CpuPolicy::poll), "poll");
+}
+
+TEST(CpuPolicy, PollingWorkersLeaveOneCoreByDefault) {
+  EXPECT_EQ(default_worker_threads(CpuPolicy::normal, 8), 8);
+  EXPECT_EQ(default_worker_threads(CpuPolicy::batch, 8), 8);
+  EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 8), 7);
+  EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 2), 1);
+  EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 1), 1) << "one core: still one worker";
+  EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 0), 1) << "cores unknown";
+  EXPECT_EQ(default_worker_threads(CpuPolicy::normal, 0), 1);
+}
+
+TEST(CpuPolicy, PollIsTheKernelsDefaultPolicy) {
+  int inside = -1;
+  std::string error = "not run";
+  std::thread t([&] {
+    error = apply_cpu_policy(CpuPolicy::poll);
+    inside = sched_getscheduler(0);
+  });
+  t.join();
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(inside, SCHED_OTHER) << "polling is the loop's business, not the scheduler's";
+  EXPECT_EQ(cpu_policy_unavailable(CpuPolicy::poll), "");
 }
 
 TEST(CpuPolicy, BatchIsTheCallingThreadsOnlyAndNormalTakesItBack) {

@@ -36,5 +36,22 @@ TEST(ThreadIdleProbe, ASleepingThreadIsIdleAndASpinningOneIsNot) {
   EXPECT_LT(least, 0.2);
 }
 
+// Under --cpu-policy poll the worker is on its CPU while it polls with nothing to do: that
+// time counts as idle, as the sleep it replaces would.
+TEST(ThreadIdleProbe, APollingThreadsEmptyPollsAreIdle) {
+  IdlePoll polling(kMilli);
+  ThreadIdleProbe probe(&polling);
+  probe.idle_share_since_last_ask(SteadyClock::monotonic_now());  // the reference
+  // 20 ms of polls that find nothing, reported to the IdlePoll as the worker's loop does.
+  const Nanos began = SteadyClock::monotonic_now();
+  EXPECT_FALSE(polling.polled(began, 0));
+  volatile unsigned spins = 0;
+  while (SteadyClock::monotonic_now() < began + 20 * kMilli) spins = spins + 1;
+  EXPECT_FALSE(polling.polled(SteadyClock::monotonic_now(), 1));  // the streak ends: ~20 ms counted
+  ASSERT_GE(polling.idle_polled(), 20 * kMilli);
+  // Without the IdlePoll the same 20 ms read as busy (ASleepingThreadIsIdleAndASpinningOneIsNot).
+  EXPECT_GT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.5) << "the empty polls were idle";
+}
+
 }  // namespace
 }  // namespace stampede::engine
