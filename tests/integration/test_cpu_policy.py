@@ -15,22 +15,31 @@ from harness import BIN, Result, Target, main, run, temp_dir, write_scenario
 SCHED_OTHER, SCHED_BATCH = 0, 3
 
 
-def thread_policies(pid):
-    """{tid: scheduling policy} of every thread of `pid` (field 41 of /proc/PID/task/TID/stat)."""
-    policies = {}
+def thread_stats(pid):
+    """{tid: the fields of /proc/PID/task/TID/stat from field 3 (state) on} of every thread of `pid`."""
+    stats = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
-        return policies
+        return stats
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
                 stat = f.read()
         except FileNotFoundError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()  # fields from 3 (state) on
-        policies[int(tid)] = int(fields[41 - 3])
-    return policies
+        stats[int(tid)] = stat[stat.rindex(")") + 2:].split()
+    return stats
+
+
+def thread_policies(pid):
+    """{tid: scheduling policy} of every thread of `pid` (field 41)."""
+    return {tid: int(fields[41 - 3]) for tid, fields in thread_stats(pid).items()}
+
+
+def thread_cpu_ticks(pid):
+    """{tid: utime + stime in clock ticks} of every thread of `pid` (fields 14 and 15)."""
+    return {tid: int(fields[14 - 3]) + int(fields[15 - 3]) for tid, fields in thread_stats(pid).items()}
 
 
 def scenario(url, rate=200):
@@ -39,24 +48,6 @@ local http = require "stampede.http"
 return {{ options = {{ rate = {rate}, duration = "3s", graceful_stop = "5s" }},
          run = function() http.get("{url}/") end }}
 """)
-
-
-def thread_cpu_ticks(pid):
-    """{tid: utime + stime in clock ticks} of every thread of `pid`."""
-    ticks = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return ticks
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                stat = f.read()
-        except FileNotFoundError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        ticks[int(tid)] = int(fields[14 - 3]) + int(fields[15 - 3])
-    return ticks
 
 
 def watch_run(args):
