@@ -90,9 +90,9 @@ class CpuPolicy(unittest.TestCase):
         self.assertEqual(most_batch, 0)
 
     def test_poll_keeps_a_busy_worker_on_its_core_and_counts_only_its_work(self):
-        # 2,000 arrivals/s against a 1 ms target: an arrival or a reply every ~250 µs, so
-        # the worker's loop always has work within IdlePoll's 200 µs budget... or nearly:
-        # a normal worker sleeps between them and uses ~15% of a core here.
+        # 2,000 arrivals/s against a 1 ms target: an arrival or a reply every ~250 µs, well
+        # within IdlePoll's 1 ms budget, so the worker never sleeps (0.98 of a core here),
+        # while its work is ~11-19% of one; a normal worker sleeps between them (~12%).
         with Target(delay="fixed:1") as target:
             out = os.path.join(temp_dir(), "results.json")
             p = subprocess.Popen([BIN, "run", scenario(target.url, rate=2000), "--quiet", "--cpu-policy", "poll",
