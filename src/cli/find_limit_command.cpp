@@ -204,7 +204,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   // The thresholds as judged where the verdict was decided (docs/design/012): the results
   // file, JUnit and the HTML report show what held at the limit, or what broke.
   if (const report::FindLimitStep* decided = report::verdict_step(found)) result.thresholds = decided->thresholds;
-  std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator);
+  std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator, result.cpu_policy == "poll");
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   return result.passed() ? 0 : 1;

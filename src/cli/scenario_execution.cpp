@@ -310,7 +310,7 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   result.generator = generator_figures(collector(), registry_, 0, -1,
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(shape_, collector().summary(), registry_));
-  std::fputs(report::render_generator_line(*result.generator).c_str(), stdout);
+  std::fputs(report::render_generator_line(*result.generator, result.cpu_policy == "poll").c_str(), stdout);
   std::fflush(stdout);
   return status;
 }

@@ -110,8 +110,9 @@ std::string limit_badge_text(const RunResult& run) {
   return out;
 }
 
-std::string render_generator_line(const GeneratorFigures& g) {
-  std::string out = fmt::format("generator: cpu {:.0f}% (busiest worker thread; peak second {:.0f}%)", g.cpu_mean, g.cpu_peak);
+std::string render_generator_line(const GeneratorFigures& g, bool polling) {
+  std::string out = fmt::format("generator: cpu {:.0f}% (busiest worker thread{}; peak second {:.0f}%)", g.cpu_mean,
+                                polling ? ", empty polls aside" : "", g.cpu_peak);
   if (g.loop_delay_p99) out += ", loop delay p99 " + format_nanos(*g.loop_delay_p99);
   if (g.lag_p99) out += ", iteration.lag p99 " + format_nanos(*g.lag_p99);
   if (g.dropped > 0) out += fmt::format(", {} dropped iterations", g.dropped);

@@ -23,7 +23,9 @@ std::string format_load(double level, bool by_rate);
 
 // Every line ends with '\n'.
 std::string render_find_limit(const FindLimitResult& result);
-std::string render_generator_line(const GeneratorFigures& figures);
+// `polling`: the workers ran under --cpu-policy poll, so the CPU figure is their work with
+// their empty polls left out (their cores read busy throughout): the line says so.
+std::string render_generator_line(const GeneratorFigures& figures, bool polling = false);
 
 // What --badge says for a find-limit run: "limit 4,000 VUs" (one per scenario that searched,
 // joined by " · "), "limit ≥ 4,000 VUs" when that was the most it was asked to try (the

@@ -114,6 +114,7 @@ class CpuPolicy(unittest.TestCase):
         self.assertGreater(busiest, 0.5, f"a polling worker holds its core: {busiest:.2f} of one")
         work = result["generator"]["cpu_percent_mean"] / 100
         self.assertLess(work, busiest / 2, f"generator.cpu counts the work ({work:.2f}), not the polls ({busiest:.2f})")
+        self.assertIn("(busiest worker thread, empty polls aside;", r.out, "the summary says what the figure is")
         self.assertEqual(r.metric("http.request")["count"], truth["count"], r)
         self.assertGreaterEqual(truth["count"], 5900, r)  # 2,000/s for 3 s
         self.assertEqual(r.metric("iteration.errors")["count"], 0, r)

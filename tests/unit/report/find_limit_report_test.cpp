@@ -87,6 +87,9 @@ TEST(FindLimitTable, GeneratorLineNamesTheBottleneck) {
   EXPECT_EQ(render_generator_line(g),
             "generator: cpu 98% (busiest worker thread; peak second 100%), loop delay p99 12.00ms, open files 120 / "
             "20,000\ninconclusive: Stampede used 98% of its CPU at 14,000 VUs; ...\n");
+  // Under --cpu-policy poll the figure leaves the empty polls out, and says so.
+  EXPECT_EQ(render_generator_line(g, /*polling=*/true).substr(0, 85),
+            "generator: cpu 98% (busiest worker thread, empty polls aside; peak second 100%), loop");
 }
 
 TEST(FindLimitJson, RoundTripsThroughTheResultsFile) {
