@@ -13,7 +13,6 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
-#include <thread>
 
 #include "cli/dashboard_session.hpp"
 #include "cli/live_exports.hpp"
@@ -92,9 +91,8 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   rank_plan.setup_data = s.setup_data;
   rank_plan.insecure = s.insecure;
   for (const auto& a : s.local_addresses) rank_plan.local_addresses.push_back(a.to_string());
-  const int threads = distributed::rank_threads(
-      args.threads > 0 ? args.threads : engine::default_worker_threads(args.cpu_policy, std::thread::hardware_concurrency()),
-      shape, coord.ranks());
+  const int threads =
+      distributed::rank_threads(engine::worker_threads(args.threads, args.cpu_policy), shape, coord.ranks());
   const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
 
   CoordinatedRanks others(coord, registry);

@@ -13,7 +13,6 @@
 #include <optional>
 #include <cstdio>
 #include <stdexcept>
-#include <thread>
 
 #include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
@@ -155,8 +154,7 @@ std::string local_host_name() {
 }
 
 int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
-  int threads =
-      args.threads > 0 ? args.threads : engine::default_worker_threads(args.cpu_policy, std::thread::hardware_concurrency());
+  int threads = engine::worker_threads(args.threads, args.cpu_policy);
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
@@ -310,7 +308,8 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   result.generator = generator_figures(collector(), registry_, 0, -1,
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(shape_, collector().summary(), registry_));
-  std::fputs(report::render_generator_line(*result.generator, result.cpu_policy == "poll").c_str(), stdout);
+  const bool polling = result.cpu_policy == engine::cpu_policy_name(engine::CpuPolicy::poll);
+  std::fputs(report::render_generator_line(*result.generator, polling).c_str(), stdout);
   std::fflush(stdout);
   return status;
 }

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace stampede::distributed {
 
 int rank_threads(int requested, const LoadShape& shape, int ranks) {
-  const int threads = requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, requested);
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(std::ceil(shape.start));
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(std::ceil(st.target)));

@@ -10,9 +10,10 @@
 
 namespace stampede::distributed {
 
-// Worker threads for one rank: the ones asked for (0: one per core), but no more than
-// the rank could ever give a VU to, with the load spread over `ranks` ranks; by rate, no
-// more threads in the whole run than max_vus. The same on every rank.
+// Worker threads for one rank: `requested` (what one process would run: --threads, or its
+// default as engine::worker_threads resolves it), but no more than the rank could ever give
+// a VU to, with the load spread over `ranks` ranks; by rate, no more threads in the whole
+// run than max_vus. The same on every rank.
 int rank_threads(int requested, const LoadShape& shape, int ranks);
 
 struct Segments {

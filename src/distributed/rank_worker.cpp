@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "common/address_list.hpp"
 #include "distributed/rank_dump.hpp"
@@ -91,10 +90,8 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   metrics::Registry registry;
   engine::RunPlan run_plan;
   run_plan.shape = plan.shape;
-  run_plan.threads = rank_threads(options.threads > 0 ? options.threads
-                                                     : engine::default_worker_threads(options.cpu_policy,
-                                                                                      std::thread::hardware_concurrency()),
-                                  plan.shape, world.size());
+  run_plan.threads =
+      rank_threads(engine::worker_threads(options.threads, options.cpu_policy), plan.shape, world.size());
   run_plan.cpu_policy = options.cpu_policy;
   const Segments seg = segments_of(world.all_gather(run_plan.threads), world.rank());
   run_plan.first_segment = seg.first;

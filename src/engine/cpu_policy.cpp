@@ -24,6 +24,10 @@ int default_worker_threads(CpuPolicy policy, unsigned cores) {
   return policy == CpuPolicy::poll ? std::max(1, n - 1) : n;
 }
 
+int worker_threads(int requested, CpuPolicy policy) {
+  return requested > 0 ? requested : default_worker_threads(policy, std::thread::hardware_concurrency());
+}
+
 std::string apply_cpu_policy(CpuPolicy policy) {
   sched_param param{};
   param.sched_priority = 0;  // the only priority SCHED_OTHER and SCHED_BATCH have

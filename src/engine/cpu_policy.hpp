@@ -28,6 +28,8 @@ std::string_view cpu_policy_name(CpuPolicy policy);
 // Worker threads when --threads is not given: one per core (`cores`, 0: unknown, as
 // std::thread::hardware_concurrency says it), one fewer under `poll` (at least one).
 int default_worker_threads(CpuPolicy policy, unsigned cores);
+// `--threads` as asked (`requested` > 0), or default_worker_threads for this machine's cores.
+int worker_threads(int requested, CpuPolicy policy);
 
 // Applies `policy` to the calling thread. Returns "" or why the kernel refused.
 std::string apply_cpu_policy(CpuPolicy policy);

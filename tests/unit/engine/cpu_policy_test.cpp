@@ -31,6 +31,13 @@ TEST(CpuPolicy, PollingWorkersLeaveOneCoreByDefault) {
   EXPECT_EQ(default_worker_threads(CpuPolicy::normal, 0), 1);
 }
 
+TEST(CpuPolicy, ThreadsAskedForWinOverTheDefault) {
+  EXPECT_EQ(worker_threads(3, CpuPolicy::poll), 3);
+  EXPECT_EQ(worker_threads(0, CpuPolicy::poll), default_worker_threads(CpuPolicy::poll, std::thread::hardware_concurrency()));
+  EXPECT_EQ(worker_threads(0, CpuPolicy::normal),
+            default_worker_threads(CpuPolicy::normal, std::thread::hardware_concurrency()));
+}
+
 TEST(CpuPolicy, PollIsTheKernelsDefaultPolicy) {
   int inside = -1;
   std::string error = "not run";
