@@ -1,0 +1,181 @@
+// bench/reference/openloop: the leanest open-model HTTP generator we could write, as a
+// yardstick for bench/max-rate: what this machine allows, this hour, under the same
+// criterion, to a generator that does nothing but the system calls.
+//
+//   openloop HOST PORT RATE SECONDS CONNECTIONS
+//
+// One thread. CONNECTIONS keep-alive connections are opened before the clock starts.
+// Arrival k is due at start + k / RATE (absolute times: the schedule never drifts) and goes
+// out as `GET /` on any free connection; with none free it waits for one, and the wait
+// shows as lag (sent minus scheduled), as in Stampede. The loop polls epoll without
+// blocking; its busy time is everything but streaks of polls that found nothing, as
+// Stampede's generator.cpu counts it. A reply is complete at the end of its head plus its
+// Content-Length. No Lua, no metrics but an array of lags, no TLS, no redirects.
+//
+// Prints one JSON object: sent, completed, errors, lag p50/p99/max (ms), busy share and
+// busy µs per request. Bounded: it stops SECONDS + 5 s after the start whatever is pending.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { kReplyBuffer = 4096, kEvents = 256 };
+
+typedef struct {
+  int fd;
+  int used;  // bytes of the reply so far
+  char reply[kReplyBuffer];
+} Connection;
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int compare_u32(const void* a, const void* b) {
+  const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+  return (x > y) - (x < y);
+}
+
+// The reply's total length once its head is complete; 0 while it is not; -1 if unusable.
+static long reply_length(Connection* c) {
+  c->reply[c->used] = '\0';
+  const char* end = strstr(c->reply, "\r\n\r\n");
+  if (end == NULL) return c->used >= kReplyBuffer - 1 ? -1 : 0;
+  const char* field = strcasestr(c->reply, "\r\ncontent-length:");
+  if (field == NULL || field > end) return -1;
+  return (long)(end + 4 - c->reply) + strtol(field + 17, NULL, 10);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    fprintf(stderr, "usage: openloop HOST PORT RATE SECONDS CONNECTIONS\n");
+    return 2;
+  }
+  const char* host = argv[1];
+  const int port = atoi(argv[2]);
+  const double rate = atof(argv[3]);
+  const int seconds = atoi(argv[4]);
+  const int pool = atoi(argv[5]);
+  if (port <= 0 || rate <= 0 || seconds <= 0 || pool <= 0) {
+    fprintf(stderr, "openloop: PORT, RATE, SECONDS and CONNECTIONS must be positive\n");
+    return 2;
+  }
+  struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  if (inet_pton(AF_INET, host, &address.sin_addr) != 1) {
+    fprintf(stderr, "openloop: HOST must be an IPv4 address, not %s\n", host);
+    return 2;
+  }
+  char request[160];
+  const int request_length = snprintf(request, sizeof request, "GET / HTTP/1.1\r\nHost: %s:%d\r\n\r\n", host, port);
+
+  const size_t planned = (size_t)(rate * seconds);
+  uint32_t* lag_us = calloc(planned + 1, sizeof *lag_us);
+  Connection* connections = calloc((size_t)pool, sizeof *connections);
+  int* free_stack = calloc((size_t)pool, sizeof *free_stack);
+  const int epoll = epoll_create1(0);
+  if (lag_us == NULL || connections == NULL || free_stack == NULL || epoll < 0) {
+    perror("openloop: setup");
+    return 1;
+  }
+  int free_count = 0;
+  for (int i = 0; i < pool; i++) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1;
+    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
+        connect(fd, (struct sockaddr*)&address, sizeof address) != 0 || fcntl(fd, F_SETFL, O_NONBLOCK) != 0) {
+      perror("openloop: connect");
+      return 1;
+    }
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+    if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) != 0) {
+      perror("openloop: epoll_ctl");
+      return 1;
+    }
+    connections[i].fd = fd;
+    free_stack[free_count++] = i;
+  }
+
+  const int64_t start = now_ns() + 100 * 1000000LL;
+  const int64_t give_up = start + (int64_t)(seconds + 5) * 1000000000LL;
+  size_t next = 0, completed = 0, errors = 0;
+  int in_flight = 0;
+  int64_t idle_ns = 0, idle_since = -1;
+  struct epoll_event events[kEvents];
+  while (now_ns() < start) {
+  }
+  for (;;) {
+    const int64_t t = now_ns();
+    int worked = 0;
+    while (next < planned && free_count > 0) {
+      const int64_t due = start + (int64_t)((double)next * 1e9 / rate);
+      if (due > t) break;
+      Connection* c = &connections[free_stack[--free_count]];
+      c->used = 0;
+      const int64_t sent_at = now_ns();
+      // A fresh request on an idle connection: the socket's buffer always takes it whole.
+      if (send(c->fd, request, (size_t)request_length, MSG_NOSIGNAL) != request_length) {
+        errors++;
+      } else {
+        in_flight++;
+      }
+      lag_us[next++] = (uint32_t)((sent_at - due) / 1000);
+      worked = 1;
+    }
+    if ((next == planned && in_flight == 0) || t > give_up) break;
+    const int n = epoll_wait(epoll, events, kEvents, 0);
+    for (int i = 0; i < n; i++) {
+      const int index = (int)events[i].data.u32;
+      Connection* c = &connections[index];
+      const ssize_t got = recv(c->fd, c->reply + c->used, (size_t)(kReplyBuffer - 1 - c->used), 0);
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (got <= 0) {  // closed or failed: the connection is gone, and so is its request
+        epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
+        errors++;
+        in_flight--;
+        continue;
+      }
+      c->used += (int)got;
+      const long length = reply_length(c);
+      if (length < 0 || length < c->used) {  // unparsable, or bytes nobody asked for
+        epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
+        errors++;
+        in_flight--;
+      } else if (length == c->used) {
+        completed++;
+        in_flight--;
+        free_stack[free_count++] = index;
+      }
+    }
+    if (n > 0) worked = 1;
+    if (worked) {
+      if (idle_since >= 0) idle_ns += t - idle_since;
+      idle_since = -1;
+    } else if (idle_since < 0) {
+      idle_since = t;
+    }
+  }
+  const int64_t span = now_ns() - start;
+  if (idle_since >= 0) idle_ns += now_ns() - idle_since;
+  const double busy = (double)(span - idle_ns);
+  qsort(lag_us, next, sizeof *lag_us, compare_u32);
+  const double p50 = next ? lag_us[(size_t)(0.50 * (double)(next - 1))] / 1000.0 : 0;
+  const double p99 = next ? lag_us[(size_t)(0.99 * (double)(next - 1))] / 1000.0 : 0;
+  const double max = next ? lag_us[next - 1] / 1000.0 : 0;
+  printf("{\"planned\": %zu, \"sent\": %zu, \"completed\": %zu, \"errors\": %zu, \"lag_p50_ms\": %.3f, "
+         "\"lag_p99_ms\": %.3f, \"lag_max_ms\": %.3f, \"busy_share\": %.3f, \"busy_us_per_request\": %.2f}\n",
+         planned, next, completed, errors, p50, p99, max, busy / (double)span,
+         completed ? busy / 1000.0 / (double)completed : 0.0);
+  return 0;
+}
