@@ -13,7 +13,9 @@
 // Content-Length. No Lua, no metrics but an array of lags, no TLS, no redirects.
 //
 // Prints one JSON object: sent, completed, errors, lag p50/p99/max (ms), busy share and
-// busy µs per request. Bounded: it stops SECONDS + 5 s after the start whatever is pending.
+// busy µs per request. A connection the server closes, resets or sends anything but the
+// reply on is dropped, and a request on it counts as an error. Bounded: it stops SECONDS + 5 s
+// after the start whatever is pending, or as soon as no connection is left.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,7 +34,8 @@
 enum { kReplyBuffer = 4096, kEvents = 256 };
 
 typedef struct {
-  int fd;
+  int fd;    // -1 once the connection is gone (closed, failed, or out of step)
+  int busy;  // a request of ours is in flight on it
   int used;  // bytes of the reply so far
   char reply[kReplyBuffer];
 } Connection;
@@ -56,6 +59,18 @@ static long reply_length(Connection* c) {
   const char* field = strcasestr(c->reply, "\r\ncontent-length:");
   if (field == NULL || field > end) return -1;
   return (long)(end + 4 - c->reply) + strtol(field + 17, NULL, 10);
+}
+
+static int live = 0;  // connections not dropped
+
+// Takes a connection out of use for the rest of the run (its slot may still be on the free
+// stack: the sender skips it).
+static void drop(int epoll, Connection* c) {
+  epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
+  close(c->fd);
+  c->fd = -1;
+  c->busy = 0;
+  live--;
 }
 
 int main(int argc, char** argv) {
@@ -105,6 +120,7 @@ int main(int argc, char** argv) {
     }
     connections[i].fd = fd;
     free_stack[free_count++] = i;
+    live++;
   }
 
   const int64_t start = now_ns() + 100 * 1000000LL;
@@ -122,39 +138,46 @@ int main(int argc, char** argv) {
       const int64_t due = start + (int64_t)((double)next * 1e9 / rate);
       if (due > t) break;
       Connection* c = &connections[free_stack[--free_count]];
+      if (c->fd < 0) continue;  // gone while idle: not for this arrival
       c->used = 0;
       const int64_t sent_at = now_ns();
       // A fresh request on an idle connection: the socket's buffer always takes it whole.
       if (send(c->fd, request, (size_t)request_length, MSG_NOSIGNAL) != request_length) {
         errors++;
+        drop(epoll, c);
       } else {
+        c->busy = 1;
         in_flight++;
       }
       lag_us[next++] = (uint32_t)((sent_at - due) / 1000);
       worked = 1;
     }
-    if ((next == planned && in_flight == 0) || t > give_up) break;
+    // Done, out of time, or no connection left to send the rest on (they stay unsent:
+    // sent < planned, and the target's count shows it).
+    if ((next == planned && in_flight == 0) || t > give_up || live == 0) break;
     const int n = epoll_wait(epoll, events, kEvents, 0);
     for (int i = 0; i < n; i++) {
       const int index = (int)events[i].data.u32;
       Connection* c = &connections[index];
       const ssize_t got = recv(c->fd, c->reply + c->used, (size_t)(kReplyBuffer - 1 - c->used), 0);
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
-      if (got <= 0) {  // closed or failed: the connection is gone, and so is its request
-        epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
-        errors++;
-        in_flight--;
-        continue;
+      long length = -1;
+      if (got > 0 && c->busy) {
+        c->used += (int)got;
+        length = reply_length(c);
       }
-      c->used += (int)got;
-      const long length = reply_length(c);
-      if (length < 0 || length < c->used) {  // unparsable, or bytes nobody asked for
-        epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
-        errors++;
-        in_flight--;
+      // Closed, failed, bytes while idle, an unparsable reply or bytes past it: the connection
+      // is gone, and with it the request in flight, if any.
+      if (length < 0 || length < c->used) {
+        if (c->busy) {
+          errors++;
+          in_flight--;
+        }
+        drop(epoll, c);
       } else if (length == c->used) {
         completed++;
         in_flight--;
+        c->busy = 0;
         free_stack[free_count++] = index;
       }
     }
