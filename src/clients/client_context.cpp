@@ -54,9 +54,23 @@ proto::HttpResponseParser ClientContext::take_http_parser() {
 
 // A burst of requests in flight leaves no more than this many parsers and buffers behind.
 constexpr std::size_t kMaxSpares = 64;
+constexpr std::size_t kKeptTextCapacity = 4 * 1024;
 
 void ClientContext::give_back_http_parser(proto::HttpResponseParser parser) {
   if (spare_parsers_.size() < kMaxSpares) spare_parsers_.push_back(std::move(parser));
+}
+
+std::string ClientContext::take_text() {
+  if (spare_texts_.empty()) return {};
+  std::string text = std::move(spare_texts_.back());
+  spare_texts_.pop_back();
+  return text;
+}
+
+void ClientContext::give_back_text(std::string text) {
+  if (text.capacity() > kKeptTextCapacity) return;  // a head with a large cookie, say
+  // Two per request in flight (a head, a URL).
+  if (spare_texts_.size() < 2 * kMaxSpares) spare_texts_.push_back(std::move(text));
 }
 
 std::unique_ptr<ClientContext::ReceiveBuffer> ClientContext::take_receive_buffer() {

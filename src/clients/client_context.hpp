@@ -49,6 +49,11 @@ class ClientContext {
   proto::HttpResponseParser take_http_parser();
   void give_back_http_parser(proto::HttpResponseParser parser);
 
+  // Strings an HTTP request fills once each (its head, its response's URL), reused like the
+  // parsers: what is kept is their capacity, not their text. A big one is not kept.
+  std::string take_text();
+  void give_back_text(std::string text);
+
   // What a plain HTTP connection's waiting read lands in (transport::Stream::async_receive):
   // one per request in flight, reused like the parsers, so that idle connections own none.
   // Big enough for a typical API response; a bigger one is drained through read_buffer().
@@ -68,6 +73,7 @@ class ClientContext {
   std::unique_ptr<WorkerTimers> timers_;
   std::vector<proto::HttpResponseParser> spare_parsers_;
   std::vector<std::unique_ptr<ReceiveBuffer>> spare_receive_buffers_;
+  std::vector<std::string> spare_texts_;
   bool send_batch_opened_ = false;
   // Last: destroyed first, so the callbacks of sends still queued (which hold requests) go
   // while the rest of the context is whole.

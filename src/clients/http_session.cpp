@@ -15,6 +15,7 @@
 #include <cctype>
 #include <chrono>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 
@@ -33,7 +34,7 @@ namespace asio = boost::asio;
 namespace urls = boost::urls;
 using boost::system::error_code;
 using metrics::MetricId;
-using Done = std::function<void(HttpResponse)>;
+using Done = std::function<void(HttpResponse&&)>;
 
 // Like a browser: more concurrent requests to one origin open more connections, but no
 // more than this many stay open once idle.
@@ -186,6 +187,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         done_(std::move(done)),
         discard_on_destroy_(session.discard_on_destroy),
         session_alive_(session.alive),
+        head_(session.ctx.take_text()),
         parser_(session.ctx.take_http_parser()) {}
 
   void start() {
@@ -219,7 +221,6 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     bool has_user_agent = false;
     bool has_accept_encoding = false;
     auto& headers = req_.headers;
-    headers.reserve(headers.size() + 3);  // the two defaults and the cookie write_head() adds
     for (auto it = headers.begin(); it != headers.end();) {
       const std::string& name = it->first;
       if (iequals(name, "host")) {
@@ -235,8 +236,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
       }
       it = headers.erase(it);
     }
-    if (!has_user_agent) headers.emplace_back("user-agent", "stampede/0.1");
-    if (!has_accept_encoding) headers.emplace_back("accept-encoding", "gzip, deflate");
+    // Written by write_head() after the script's, not added to them: no copy per request.
+    if (!has_user_agent) default_headers_[default_header_count_++] = {"user-agent", "stampede/0.1"};
+    if (!has_accept_encoding) default_headers_[default_header_count_++] = {"accept-encoding", "gzip, deflate"};
   }
 
   void begin_hop(std::shared_ptr<const UrlTarget> next) {
@@ -264,19 +266,20 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
                              : session_->cookies.header_for(target_->host, target_->path, target_->tls,
                                                             wall_clock_seconds());
     if (!user_cookie_.empty()) cookie = cookie.empty() ? user_cookie_ : user_cookie_ + "; " + cookie;
-    const bool with_cookie = !cookie.empty();
-    if (with_cookie) req_.headers.emplace_back("cookie", std::move(cookie));
+    std::array<proto::HeaderView, kDefaultHeaders + 1> extra;
+    std::copy_n(default_headers_.begin(), default_header_count_, extra.begin());
+    std::size_t extra_count = default_header_count_;
+    if (!cookie.empty()) extra[extra_count++] = {"cookie", cookie};
     const bool has_body = !req_.body.empty() || req_.method == "POST" || req_.method == "PUT" || req_.method == "PATCH";
     head_.clear();
     std::string problem;
     try {
       proto::write_request_head(head_, req_.method, target_->request_target,
                                 host_override_.empty() ? target_->host_header : host_override_, req_.headers,
-                                req_.body.size(), has_body);
+                                req_.body.size(), has_body, std::span(extra.data(), extra_count));
     } catch (const std::invalid_argument& e) {
       problem = e.what();
     }
-    if (with_cookie) req_.headers.pop_back();
     if (problem.empty()) return true;
     fail("protocol", "the request cannot be sent: " + problem);
     return false;
@@ -530,7 +533,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     response.status = parser_.head().status;
     response.headers = parser_.take_headers();  // the parser is done with this response
     response.body = std::move(parser_.body());
-    response.url = target_->url;
+    response.url = ctx_.take_text();  // reused, like the head's buffer
+    response.url.assign(target_->url);
     response.duration = last_duration_;
     return response;
   }
@@ -542,16 +546,26 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     // Closed, not destroyed: an operation may still be pending on it, and its handler
     // (holding this exchange) must find the stream alive.
     if (conn_) conn_->stream.close();
-    head_.clear();
-    head_.shrink_to_fit();
-    ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    ctx_.give_back_text(std::move(head_));
     if (inbox_) ctx_.give_back_receive_buffer(std::move(inbox_));
     if (Session* session = std::exchange(session_, nullptr)) session->forget(this);
-    asio::post(ctx_.io, [done = std::move(done_), response = std::move(response), alive = session_alive_,
-                         discard = discard_on_destroy_]() mutable {
-      if (discard && alive.expired()) return;
-      done(std::move(response));
-    });
+    // Delivered from the loop by a handler that holds only this exchange: Asio's cached
+    // handler memory fits it, where one that carried the response did not.
+    response_ = std::move(response);
+    asio::post(ctx_.io, [self = std::move(self)] { self->deliver(); });
+  }
+
+  // Calls `done`; then the response's headers, body and URL (unless `done` moved them away)
+  // and the parser go back to the worker for the next requests.
+  void deliver() {
+    if (discard_on_destroy_ && session_alive_.expired()) return;
+    done_(std::move(response_));
+    // A session never outlives its context: while it lives, the context does.
+    if (session_alive_.expired()) return;
+    parser_.reuse(std::move(response_.headers), std::move(response_.body));
+    ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    ctx_.give_back_text(std::move(response_.url));
+    ctx_.give_back_text(std::move(req_.url));
   }
 
   std::string current_url() const { return target_ ? target_->url : req_.url; }
@@ -566,6 +580,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::weak_ptr<const char> session_alive_;  // expires with the session
   std::string host_override_;
   std::string user_cookie_;
+  // User-Agent and Accept-Encoding when the script set neither (string literals).
+  static constexpr std::size_t kDefaultHeaders = 2;
+  std::array<proto::HeaderView, kDefaultHeaders> default_headers_;
+  std::size_t default_header_count_ = 0;
   WorkerTimer timeout_;  // the whole request's, redirects included
   std::shared_ptr<const UrlTarget> target_;  // this hop's; null before the first
   bool unverified_ = false;  // this hop is TLS without verification: its own connection pool
@@ -573,6 +591,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::unique_ptr<Connection> retired_;  // the stale connection a retry replaced
   std::string head_;
   proto::HttpResponseParser parser_;
+  HttpResponse response_;  // from finish() to deliver()
   Nanos started_ = 0;  // when the scenario made the request
   Nanos write_started_ = 0;
   Nanos last_byte_at_ = 0;  // when the read that completed the response returned
@@ -604,7 +623,7 @@ HttpSession::HttpSession(ClientContext& ctx, OnDestroy on_destroy)
 
 HttpSession::~HttpSession() { impl_->close_all(); }
 
-void HttpSession::request(HttpRequest req, std::function<void(HttpResponse)> done) {
+void HttpSession::request(HttpRequest req, std::function<void(HttpResponse&&)> done) {
   // The name's row is found now, in the caller's call, not when the response arrives: a
   // clash then threw inside a read handler, out of the worker's loop, and ended the process.
   std::optional<MetricId> named_metric;

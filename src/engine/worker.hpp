@@ -89,7 +89,11 @@ class Worker {
   void begin_stop(bool graceful);
 
   WorkerConfig config_;
-  boost::asio::io_context io_{1};
+  // One thread runs the loop and makes every I/O call on its sockets; other threads only
+  // post to it (stop()). So the reactor's per-socket mutex, locked around every read, write
+  // and readiness event, guards nothing here: UNSAFE_IO drops it and keeps the scheduler's
+  // and the registration locks (Asio's concurrency hints).
+  boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   SteadyClock clock_;
   metrics::MetricSink sink_;
   clients::ClientContext ctx_;

@@ -28,6 +28,8 @@ constexpr std::size_t kKeptBodyCapacity = 64 * 1024;
 constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
 // Headers in a usual response head (servers send 4-10): reserved at once, not grown 1, 2, 4, 8.
 constexpr std::size_t kUsualHeaderCount = 8;
+// A response's headers given back for reuse are kept up to this many.
+constexpr std::size_t kMaxReusedHeaders = 4 * kUsualHeaderCount;
 // Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
 constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
 
@@ -796,6 +798,23 @@ void HttpResponseParser::reset(bool head_request) {
     body_.clear();
   }
   impl_->reset(head_request);
+}
+
+void HttpResponseParser::reuse(std::vector<HttpHeader>&& headers, std::string&& body) {
+  if (!impl_) reset();
+  if (head_.headers.empty() && head_.headers.capacity() == 0 && !headers.empty() &&
+      headers.size() <= kMaxReusedHeaders) {
+    // Their strings become the spares the next head is parsed into; the spares' vector
+    // (their moved-from husks) becomes the next head's.
+    impl_->spare_headers.swap(headers);
+    impl_->spare_used = 0;
+    headers.clear();
+    head_.headers = std::move(headers);
+  }
+  if (body_.empty() && body_.capacity() < body.capacity() && body.capacity() <= kKeptBodyCapacity) {
+    body_ = std::move(body);
+    body_.clear();
+  }
 }
 
 std::size_t HttpResponseParser::feed(std::string_view bytes) {

@@ -66,6 +66,12 @@ class HttpResponseParser {
   // head().headers is empty afterwards.
   std::vector<HttpHeader> take_headers() { return std::move(head_.headers); }
   std::string& body() { return body_; }
+  // Takes back the headers and body a response was given (take_headers(), a move from
+  // body()) once its reader is done with them, for the next response to parse into: their
+  // strings keep their capacity, so a response like the last one allocates nothing. Ignored
+  // unless this parser's own were taken (or never grew), and for a body larger than the
+  // parser keeps between responses anyway.
+  void reuse(std::vector<HttpHeader>&& headers, std::string&& body);
   // Whether the connection may carry another request after this response.
   bool keep_alive() const;
 

@@ -225,7 +225,10 @@ int l_request(lua_State* L) {
   for (char& c : req.method) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');  // methods are ASCII tokens
   }
-  req.url = luaL_checkstring(L, 2);
+  std::size_t url_size = 0;
+  const char* url = luaL_checklstring(L, 2, &url_size);
+  req.url = rt->context().take_text();  // given back when the request is done: no allocation
+  req.url.assign(url, url_size);
   req.insecure = rt->env().insecure;
   read_request_options(L, 3, req);
   Vu& vu = require_vu(L, "http.request");
@@ -234,7 +237,7 @@ int l_request(lua_State* L) {
   try {
     // Two words of captures: std::function keeps them without allocating (the runtime is the
     // one whose session this is, found again through the VU's epoch-checked resume).
-    rt->http_of(vu).request(std::move(req), [&vu, epoch = vu.epoch](clients::HttpResponse res) {
+    rt->http_of(vu).request(std::move(req), [&vu, epoch = vu.epoch](clients::HttpResponse&& res) {
       if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
       vu.runtime->resume(vu, epoch, [&res](lua_State* co) { return push_response(co, res); });
     });

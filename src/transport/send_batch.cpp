@@ -128,10 +128,11 @@ void SendBatch::flush() {
   std::size_t next = 0;
   auto complete = [sent_at](Entry& entry) {
     Done done = std::move(entry.done);
-    if (!entry.submitted) return done(boost::asio::error::operation_aborted, 0, sent_at);
-    if (entry.result >= 0) return done({}, static_cast<std::size_t>(entry.result), sent_at);
-    if (entry.result == -EAGAIN) return done({}, 0, sent_at);
-    done(boost::system::error_code(-entry.result, boost::system::system_category()), 0, sent_at);
+    const std::span<const iovec> buffers(entry.buffers.data(), entry.count);
+    if (!entry.submitted) return done(boost::asio::error::operation_aborted, 0, sent_at, buffers);
+    if (entry.result >= 0) return done({}, static_cast<std::size_t>(entry.result), sent_at, buffers);
+    if (entry.result == -EAGAIN) return done({}, 0, sent_at, buffers);
+    done(boost::system::error_code(-entry.result, boost::system::system_category()), 0, sent_at, buffers);
   };
   try {
     for (; next < flushing_.size(); ++next) complete(flushing_[next]);

@@ -20,11 +20,12 @@
 #include <boost/system/error_code.hpp>
 #include <array>
 #include <cstddef>
-#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "common/clock.hpp"
+#include "common/inline_function.hpp"
 
 namespace stampede::transport {
 
@@ -39,11 +40,15 @@ class SendBatch {
   //     waiting; the rest is the caller's to send;
   //   ec set: the socket's error (broken_pipe, connection_reset, ...), or operation_aborted
   //     when `still_wanted` said no before the send was made.
-  // `sent_at` is when the batch went to the kernel (the batch's clock).
-  using Done = std::function<void(const boost::system::error_code& ec, std::size_t sent, Nanos sent_at)>;
+  // `sent_at` is when the batch went to the kernel (the batch's clock); `buffers` are the
+  // ones queued, for sending the rest. Both callbacks keep their captures inline (one send
+  // per request: no allocation for it, docs/design/031).
+  using Done = InlineFunction<void(const boost::system::error_code& ec, std::size_t sent, Nanos sent_at,
+                                   std::span<const iovec> buffers),
+                              96>;
   // Asked just before the send is made: false when the stream closed meanwhile (its file
   // descriptor may by now belong to another socket, which must not get these bytes).
-  using StillWanted = std::function<bool()>;
+  using StillWanted = InlineFunction<bool(), 32>;
 
   // Null when io_uring cannot be used here (see the top of this file).
   static std::unique_ptr<SendBatch> open(boost::asio::io_context& io, const Clock& clock);

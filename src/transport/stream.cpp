@@ -342,19 +342,19 @@ void Stream::async_write_batched(SendBatch& batch, std::span<const boost::asio::
   const std::weak_ptr<const char> alive = alive_;
   batch.queue(
       socket_.native_handle(), iov, count, [this, alive] { return !alive.expired() && socket_.is_open(); },
-      [this, alive, iov, count, total, handler = std::move(handler)](const boost::system::error_code& ec,
-                                                                    std::size_t sent, Nanos sent_at) mutable {
+      [this, alive, total, handler = std::move(handler)](const boost::system::error_code& ec, std::size_t sent,
+                                                         Nanos sent_at, std::span<const iovec> queued) mutable {
         if (ec || sent == total) return handler(ec, sent, sent_at);
         if (alive.expired()) return handler(boost::asio::error::operation_aborted, sent, sent_at);
         // The socket took only part (its buffer was full): the rest once it has room.
         std::vector<boost::asio::const_buffer> rest;
         std::size_t skip = sent;
-        for (std::size_t i = 0; i < count; ++i) {
-          if (skip >= iov[i].iov_len) {
-            skip -= iov[i].iov_len;
+        for (const iovec& buffer : queued) {
+          if (skip >= buffer.iov_len) {
+            skip -= buffer.iov_len;
             continue;
           }
-          rest.emplace_back(static_cast<const char*>(iov[i].iov_base) + skip, iov[i].iov_len - skip);
+          rest.emplace_back(static_cast<const char*>(buffer.iov_base) + skip, buffer.iov_len - skip);
           skip = 0;
         }
         boost::asio::async_write(socket_, rest,

@@ -43,6 +43,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/inline_function.hpp"
 #include "transport/errors.hpp"
 #include "transport/resolve.hpp"
 #include "transport/send_batch.hpp"
@@ -95,7 +96,8 @@ class Stream {
   // Closing the stream before the batch goes ends the write with operation_aborted, nothing
   // sent. A TLS stream, or more than SendBatch::kMaxBuffers buffers, is written by
   // async_write (sent_at 0: the caller's own stamp stands).
-  using BatchedWriteHandler = std::function<void(const boost::system::error_code&, std::size_t, Nanos sent_at)>;
+  // Its captures stay inline (up to 32 bytes: a shared_ptr to the caller's request fits).
+  using BatchedWriteHandler = InlineFunction<void(const boost::system::error_code&, std::size_t, Nanos sent_at), 32>;
   void async_write_batched(SendBatch& batch, std::span<const boost::asio::const_buffer> buffers,
                            BatchedWriteHandler handler);
 

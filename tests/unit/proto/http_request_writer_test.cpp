@@ -106,3 +106,30 @@ TEST(WriteRequestHead, RejectionLeavesTheBufferUnchanged) {
 
 }  // namespace
 }  // namespace stampede::proto
+
+namespace stampede::proto {
+namespace {
+
+// The headers a client adds itself (defaults, cookies) come after the caller's, under the
+// same rules, without being copied into the caller's vector.
+TEST(WriteRequestHead, ExtraHeadersFollowTheCallersUnderTheSameRules) {
+  const std::vector<HeaderView> extra{{"user-agent", "stampede/0.1"}, {"cookie", "a=1; b=2"}};
+  std::string out;
+  write_request_head(out, "GET", "/", "h", {{"Accept", "*/*"}}, 0, false, extra);
+  EXPECT_EQ(out, "GET / HTTP/1.1\r\nHost: h\r\nAccept: */*\r\nuser-agent: stampede/0.1\r\ncookie: a=1; b=2\r\n\r\n");
+
+  out.clear();
+  const std::vector<HeaderView> host_and_length{{"Host", "other"}, {"content-length", "99"}};
+  write_request_head(out, "POST", "/p", "h", {}, 2, true, host_and_length);
+  EXPECT_EQ(out, "POST /p HTTP/1.1\r\nHost: other\r\nContent-Length: 2\r\n\r\n");
+
+  out = "kept";
+  const std::vector<HeaderView> injected{{"cookie", "a=1\r\nX-Evil: 1"}};
+  EXPECT_THROW(write_request_head(out, "GET", "/", "h", {}, 0, false, injected), std::invalid_argument);
+  const std::vector<HeaderView> bad_name{{"bad name", "v"}};
+  EXPECT_THROW(write_request_head(out, "GET", "/", "h", {}, 0, false, bad_name), std::invalid_argument);
+  EXPECT_EQ(out, "kept");
+}
+
+}  // namespace
+}  // namespace stampede::proto

@@ -727,3 +727,64 @@ TEST(FindHeader, ReturnsTheFirstMatchIgnoringCase) {
 
 }  // namespace
 }  // namespace stampede::proto
+
+namespace stampede::proto {
+namespace {
+
+// A response's headers and body handed to the user and given back (reuse) are what the
+// next response is parsed into: the same strings, so their capacity is not allocated again.
+TEST(HttpResponseParser, GivenBackHeadersAndBodyAreParsedIntoAgain) {
+  const std::string body_text = "{\"posts\": [1, 2, 3], \"next\": \"/page/2\"}";
+  const std::string response =
+      "HTTP/1.1 200 OK\r\ndate: Fri, 04 Dec 2026 21:04:32 GMT\r\ncontent-type: application/json; charset=utf-8\r\n"
+      "content-length: " + std::to_string(body_text.size()) + "\r\n\r\n" + body_text + "x";
+  HttpResponseParser p;
+  p.reset();
+  ASSERT_EQ(p.feed(response), response.size() - 1);  // the stray byte is not this response's
+  ASSERT_TRUE(p.done());
+  std::vector<HttpHeader> headers = p.take_headers();
+  std::string body = std::move(p.body());
+  ASSERT_EQ(headers.size(), 3u);
+  const char* date = headers[0].value.data();
+  const char* content_type = headers[1].value.data();
+  const char* body_bytes = body.data();
+
+  p.reuse(std::move(headers), std::move(body));
+  p.reset();
+  ASSERT_EQ(p.feed(response), response.size() - 1);
+  ASSERT_TRUE(p.done());
+  const auto& again = p.head().headers;
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0].name, "date");
+  EXPECT_EQ(again[0].value, "Fri, 04 Dec 2026 21:04:32 GMT");
+  EXPECT_EQ(again[1].value, "application/json; charset=utf-8");
+  EXPECT_EQ(again[2].value, std::to_string(body_text.size()));
+  EXPECT_EQ(p.body(), body_text);
+  EXPECT_EQ(again[0].value.data(), date);
+  EXPECT_EQ(again[1].value.data(), content_type);
+  EXPECT_EQ(p.body().data(), body_bytes);
+}
+
+// Given back while the parser still holds its own (nothing was taken), or more headers
+// than it keeps: ignored, and the parser's own response is untouched.
+TEST(HttpResponseParser, ReuseLeavesAParserThatKeptItsOwnAlone) {
+  const std::string response = "HTTP/1.1 200 OK\r\nx-a: 1\r\ncontent-length: 2\r\n\r\nok";
+  HttpResponseParser p;
+  p.reset();
+  ASSERT_EQ(p.feed(response), response.size());
+  p.reuse({HttpHeader{"x-other", "stale"}}, std::string(100, 's'));
+  ASSERT_EQ(p.head().headers.size(), 2u);
+  EXPECT_EQ(p.head().headers[0].name, "x-a");
+  EXPECT_EQ(p.body(), "ok");
+
+  std::vector<HttpHeader> many(1000, HttpHeader{"x-many", "value long enough to be on the heap"});
+  (void)p.take_headers();
+  p.reuse(std::move(many), std::string());
+  EXPECT_TRUE(p.head().headers.empty());
+  p.reset();
+  ASSERT_EQ(p.feed(response), response.size());
+  EXPECT_EQ(p.head().headers.size(), 2u);
+}
+
+}  // namespace
+}  // namespace stampede::proto
