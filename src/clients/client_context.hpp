@@ -49,8 +49,8 @@ class ClientContext {
   proto::HttpResponseParser take_http_parser();
   void give_back_http_parser(proto::HttpResponseParser parser);
 
-  // Strings an HTTP request fills once each (its head, its response's URL), reused like the
-  // parsers: what is kept is their capacity, not their text. A big one is not kept.
+  // Strings an HTTP request fills once each (its head, its URL, its response's URL), reused
+  // like the parsers: what is kept is their capacity, not their text. A big one is not kept.
   std::string take_text();
   void give_back_text(std::string text);
 

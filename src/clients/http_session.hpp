@@ -76,9 +76,10 @@ class HttpSession {
   // `done` is called exactly once (see OnDestroy for the one exception), always from the
   // loop, never from inside request() itself. It gets the response as an rvalue: what it
   // moves away is its own, and what it leaves (it only read the headers and body, say) is
-  // reused by the worker's next responses instead of being allocated again. Throws std::invalid_argument, before anything
-  // is sent and without calling `done`, when `req.name`'s row (http.request.<name>) already
-  // exists as another kind of metric: `name = "errors"` meets the http.request.errors counter.
+  // reused by the worker's next responses instead of being allocated again. Throws
+  // std::invalid_argument, before anything is sent and without calling `done`, when
+  // `req.name`'s row (http.request.<name>) already exists as another kind of metric:
+  // `name = "errors"` meets the http.request.errors counter.
   void request(HttpRequest req, std::function<void(HttpResponse&&)> done);
   // Closes every connection; pending requests complete with reason "closed".
   void close_all();

@@ -86,7 +86,8 @@ void write_request_head(std::string& out, std::string_view method, std::string_v
   validate(method, target, host_header, headers, extra);
   const bool with_length = has_body || method == "POST" || method == "PUT" || method == "PATCH";
   bool has_host = false;
-  for_each_header(headers, extra, [&](std::string_view name, std::string_view) { has_host = has_host || iequals(name, "host"); });
+  for_each_header(headers, extra,
+                  [&](std::string_view name, std::string_view) { has_host = has_host || iequals(name, "host"); });
 
   char length_digits[24];
   const auto length_end = std::to_chars(std::begin(length_digits), std::end(length_digits), content_length).ptr;
@@ -95,7 +96,8 @@ void write_request_head(std::string& out, std::string_view method, std::string_v
   // One reservation for the whole head: the request line, headers, and their separators.
   std::size_t size = method.size() + 1 + target.size() + 11 + 2;
   if (!has_host) size += 6 + host_header.size() + 2;
-  for_each_header(headers, extra, [&](std::string_view name, std::string_view value) { size += name.size() + 2 + value.size() + 2; });
+  for_each_header(headers, extra,
+                  [&](std::string_view name, std::string_view value) { size += name.size() + 2 + value.size() + 2; });
   if (with_length) size += 16 + length.size() + 2;
   out.reserve(out.size() + size);
 
