@@ -1,6 +1,8 @@
 // Feeds arbitrary bytes to the HTTP response parser whole, cut in two at a position taken
-// from the first byte, and in small pieces; all three must end the same way. With the
-// sanitizers this also checks that garbage never crashes it or reads out of bounds.
+// from the first byte, and in small pieces; all three must end the same way. So must a
+// parser that took back the previous input's headers and body (HttpResponseParser::reuse,
+// as the HTTP client does after each response). With the sanitizers this also checks that
+// garbage never crashes it or reads out of bounds.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -56,8 +58,7 @@ Result snapshot(HttpResponseParser& p, std::size_t consumed) {
 
 // Feeds the pieces like a connection does (stop once the parser stops taking bytes), then
 // takes a snapshot before and after the peer closes.
-std::pair<Result, Result> run(const std::vector<std::string_view>& pieces, bool head_request) {
-  HttpResponseParser p(fuzz_limits());
+std::pair<Result, Result> run(HttpResponseParser& p, const std::vector<std::string_view>& pieces, bool head_request) {
   p.reset(head_request);
   std::size_t consumed = 0;
   for (const auto piece : pieces) {
@@ -76,13 +77,24 @@ std::pair<Result, Result> run(const std::vector<std::string_view>& pieces, bool 
   return {before, snapshot(p, consumed)};
 }
 
+std::pair<Result, Result> run_fresh(const std::vector<std::string_view>& pieces, bool head_request) {
+  HttpResponseParser p(fuzz_limits());
+  return run(p, pieces, head_request);
+}
+
 void check(std::string_view bytes, std::size_t cut, std::size_t drip, bool head_request) {
-  const auto whole = run({bytes}, head_request);
-  const auto split = run({bytes.substr(0, cut), bytes.substr(cut)}, head_request);
+  const auto whole = run_fresh({bytes}, head_request);
+  const auto split = run_fresh({bytes.substr(0, cut), bytes.substr(cut)}, head_request);
   std::vector<std::string_view> drops;
   for (std::size_t i = 0; i < bytes.size(); i += drip) drops.push_back(bytes.substr(i, drip));
-  const auto dripped = run(drops, head_request);
-  if (!(whole == split) || !(whole == dripped)) std::abort();
+  const auto dripped = run_fresh(drops, head_request);
+  // Carries the strings of whatever the inputs before this one left in it.
+  static HttpResponseParser reused(fuzz_limits());
+  const auto again = run(reused, {bytes}, head_request);
+  std::vector<stampede::proto::HttpHeader> headers = reused.take_headers();
+  std::string body = std::move(reused.body());
+  reused.reuse(std::move(headers), std::move(body));
+  if (!(whole == split) || !(whole == dripped) || !(whole == again)) std::abort();
 }
 
 }  // namespace
