@@ -159,7 +159,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
     // A collective with a dead rank may never return: end the job here, every rank.
     world.abort(kRankLost);
   }
-  coord.release();
+  // The other ranks wait (on rank 0's beats) while the final results are served.
   if (dashboard && !run.results.empty() && run.results.back().interrupts < 2)
     serve_final_results(args.dashboard, *dashboard);
   // mpirun run with orte_abort_on_non_zero_status 0 (so that a dead rank does not take
@@ -168,11 +168,12 @@ int coordinate(const RunArgs& args, distributed::World& world) {
   // done and released) then exits 1 without OpenMPI's "MPI_ABORT was invoked" banner.
   const char* abort_on_status = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
   const bool mpirun_passes_status = abort_on_status == nullptr || std::string_view(abort_on_status) != "0";
-  if (status == 1 && mpirun_passes_status) return status;
-  if (status != 0) {
+  const bool ends_by_abort = status > 1 || (status == 1 && !mpirun_passes_status);
+  coord.release(ends_by_abort ? status : 0);
+  if (ends_by_abort) {
     std::fflush(stdout);
     std::fflush(stderr);
-    world.abort(status);
+    world.end_with(status);
   }
   return status;
 }

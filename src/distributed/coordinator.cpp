@@ -30,9 +30,10 @@ void Coordinator::give_up(const NoAnswer& e, const std::string& phase) {
                                        sequence_ > 1 ? " from this file on" : ""));
 }
 
-void Coordinator::release() {
+void Coordinator::release(int exit_status) {
   RankPlan done;
   done.done = true;
+  done.exit_status = exit_status;
   std::string bytes = encode_plan(done);
   world_.broadcast(bytes);
 }

@@ -38,9 +38,10 @@ class Coordinator {
  public:
   Coordinator(World& world, Nanos rank_timeout);
 
-  // Tells the other ranks there is nothing more to run (they leave). Not after a rank was
+  // Tells the other ranks there is nothing more to run (they leave), and the job's exit
+  // status: when it is not 0 every rank then calls World::end_with. Not after a rank was
   // lost: a collective with a dead rank may never end, so the job is aborted instead.
-  void release();
+  void release(int exit_status);
 
   int ranks() const { return world_.size(); }
 

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -269,6 +270,32 @@ std::optional<Message> World::poll() {
   m.type = static_cast<MessageType>(r->bytes[0]);
   m.payload = r->bytes.substr(1);
   return m;
+}
+
+void World::end_with(int status) {
+  std::fflush(nullptr);  // nothing after this runs exit()'s flush
+  if (rank_ == 0) {
+    std::vector<int> others;
+    for (int r = 1; r < size_; ++r) others.push_back(r);
+    AnswerWait wait(std::move(others), SteadyClock::monotonic_now(), rank_timeout_);
+    // A rank that does not answer in time is ended by the abort all the same.
+    while (!wait.complete() && wait.overdue(SteadyClock::monotonic_now()).empty()) {
+      for (int r : std::vector<int>(wait.awaited()))
+        if (try_receive(r)) wait.answered(r);
+      progress_sends();
+      if (!wait.complete()) std::this_thread::sleep_for(kWaitPoll);
+    }
+    abort(status);
+  }
+  const Nanos bound = std::max(beats_->rank0.timeout(), 10 * kSecond);
+  const Nanos give_up = SteadyClock::monotonic_now() + bound;
+  send_control(0, std::make_shared<const std::string>("R"));
+  while (!progress_sends() && SteadyClock::monotonic_now() < give_up) std::this_thread::sleep_for(kWaitPoll);
+  while (SteadyClock::monotonic_now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::fprintf(stderr, "rank %d: error: rank 0 did not end the job within %.1f s of the run's end; exiting with %d\n",
+               rank_, static_cast<double>(bound) / kSecond, status);
+  std::fflush(stderr);
+  std::_Exit(status);
 }
 
 void World::abort(int status) {

@@ -73,6 +73,15 @@ class World {
   // Ends the whole job now, every rank, with this exit status. Does not return.
   [[noreturn]] void abort(int status);
 
+  // Ends a job whose ranks are all alive with `status` (not 0) through rank 0's abort, the
+  // only status mpirun passes on under orte_abort_on_non_zero_status 0; every rank calls it
+  // once rank 0 has told them the status. No rank finalizes: an abort while other ranks were
+  // in MPI_Finalize deadlocked mpirun's own finalize in 10 jobs of 1,520 with OpenMPI 4.1.4
+  // (docs/design/032-ending-a-failed-job.md). The others say they are ready, then wait without
+  // calling MPI to be killed; rank 0 waits for them (bounded by the rank timeout), then
+  // aborts. A rank still alive max(rank timeout, 10 s) later exits by itself.
+  [[noreturn]] void end_with(int status);
+
  private:
   struct Pending;
   struct Beats;

@@ -17,6 +17,7 @@ std::string encode_plan(const RankPlan& plan) {
                      {"max_vus", plan.shape.max_vus},
                      {"graceful_stop", plan.shape.graceful_stop}};
   json::object o{{"done", plan.done},
+                 {"exit_status", plan.exit_status},
                  {"sequence", plan.sequence},
                  {"file", plan.file},
                  {"source", plan.source},
@@ -32,6 +33,7 @@ RankPlan decode_plan(std::string_view text) {
     const json::object o = json::parse(text).as_object();
     RankPlan plan;
     plan.done = o.at("done").as_bool();
+    plan.exit_status = o.at("exit_status").to_number<int>();
     plan.sequence = json::value_to<std::uint64_t>(o.at("sequence"));
     plan.file = json::value_to<std::string>(o.at("file"));
     plan.source = json::value_to<std::string>(o.at("source"));

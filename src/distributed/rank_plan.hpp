@@ -12,6 +12,9 @@ namespace stampede::distributed {
 
 struct RankPlan {
   bool done = false;           // no more scenarios: the other ranks leave
+  // With done: the job's exit status. Not 0: rank 0 will end the job with MPI_Abort(status),
+  // so the others must not finalize (World::end_with).
+  int exit_status = 0;
   std::uint64_t sequence = 0;  // which scenario of the command this is (1, 2, ...)
   std::string file;            // the scenario file as rank 0 was given it
   std::string source;          // its contents, for ranks on machines without the file

@@ -166,7 +166,10 @@ int serve_rank(World& world, const RankWorkerOptions& options) {
     std::string bytes;
     world.broadcast(bytes);
     const RankPlan plan = decode_plan(bytes);
-    if (plan.done) break;
+    if (plan.done) {
+      if (plan.exit_status != 0) world.end_with(plan.exit_status);
+      break;
+    }
     const std::string error = run_share(world, plan, options);
     if (!error.empty()) {
       std::fprintf(stderr, "rank %d: error: %s\n", world.rank(), error.c_str());

@@ -47,6 +47,17 @@ TEST(RankPlan, RoundTrip) {
   EXPECT_EQ(q.local_addresses, p.local_addresses);
 }
 
+// The last plan of a job tells the other ranks how it ends: with rank 0's abort, or not.
+TEST(RankPlan, TheReleaseCarriesTheExitStatus) {
+  RankPlan done;
+  done.done = true;
+  done.exit_status = 2;
+  const RankPlan q = decode_plan(encode_plan(done));
+  EXPECT_TRUE(q.done);
+  EXPECT_EQ(q.exit_status, 2);
+  EXPECT_EQ(decode_plan(encode_plan(RankPlan{})).exit_status, 0);
+}
+
 TEST(RankPlan, GarbageIsAnError) {
   EXPECT_THROW(decode_plan("{"), std::invalid_argument);
   EXPECT_THROW(decode_plan("{\"done\":1}"), std::invalid_argument);
