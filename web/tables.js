@@ -54,6 +54,12 @@ window.Stampede = window.Stampede || {};
     return entries.sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${reason} ${f.count(count)}`).join(' · ');
   }
 
+  // A grouped reason's example message in full, for the cell's tooltip.
+  function examplesText(examples) {
+    const entries = Object.entries(examples || {});
+    return entries.length ? entries.map(([reason, example]) => `${reason}\n  e.g. ${example}`).join('\n') : null;
+  }
+
   function countersTable(metrics) {
     const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'counter' || m.kind === 'gauge').map(([name, m]) => {
       if (m.kind === 'gauge')
@@ -62,7 +68,7 @@ window.Stampede = window.Stampede || {};
           el('td', { class: 'reasons' }, m.last === null ? '' : `last ${f.count(m.last)}`));
       return el('tr', { data: { metric: name }, class: m.count > 0 && /errors|dropped|crashes|timeouts/.test(name) ? 'bad' : '' },
         metricCell(name), el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
-        el('td', { class: 'reasons' }, reasonsText(m.reasons)));
+        el('td', { class: 'reasons', title: examplesText(m.examples) }, reasonsText(m.reasons)));
     });
     if (!rows.length) return null;
     return table('data counters', ['counter', num('count'), num('rate'), 'by reason'], rows);
@@ -95,7 +101,8 @@ window.Stampede = window.Stampede || {};
   function errorsTable(errors) {
     if (!errors.length) return el('p', { class: 'empty' }, 'No iteration failed.');
     return table('data errors', [num('count'), 'message'], errors.map((e) =>
-      el('tr', {}, el('td', { class: 'num' }, f.count(e.count)), el('td', {}, el('pre', { class: 'error-message' }, e.message)))));
+      el('tr', {}, el('td', { class: 'num' }, f.count(e.count)), el('td', {}, el('pre', { class: 'error-message' }, e.message),
+        e.example ? el('pre', { class: 'error-example' }, 'e.g. ' + e.example) : null))));
   }
 
   // The dashboard's table while a run goes on: totals so far and the latest second.

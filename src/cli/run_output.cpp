@@ -28,6 +28,12 @@ Nanos process_cpu_now() {
 // catching up) share one CPU figure: a ratio over a few microseconds means nothing.
 constexpr Nanos kShortestCpuInterval = 100 * kMilli;
 
+// The message in full that the reason `group` of `data` stands for; empty when it is itself.
+std::string example_of(const metrics::MetricData& data, const std::string& group) {
+  const auto it = data.examples.find(group);
+  return it == data.examples.end() ? std::string() : it->second;
+}
+
 }  // namespace
 
 RunOutput::RunOutput(report::ScenarioResult header, bool quiet, metrics::Registry& registry,
@@ -172,11 +178,12 @@ int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>&
     failed = failed || !model.thresholds.back().pass;
   }
   if (const auto* errors = metrics::find_metric(model.metrics, metrics::names::kIterationErrors)) {
-    for (const auto& [message, count] : errors->data.reasons) model.iteration_errors.push_back({message, count});
+    for (const auto& [message, count] : errors->data.reasons)
+      model.iteration_errors.push_back({message, count, example_of(errors->data, message)});
   }
   if (const auto* crashes = metrics::find_metric(model.metrics, "vu.crashes")) {
     for (const auto& [message, count] : crashes->data.reasons)
-      model.iteration_errors.push_back({"(VU crashed) " + message, count});
+      model.iteration_errors.push_back({"(VU crashed) " + message, count, example_of(crashes->data, message)});
   }
   std::fputs(report::render_summary_table(model).c_str(), stdout);
   std::fflush(stdout);

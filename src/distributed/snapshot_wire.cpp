@@ -12,16 +12,16 @@ namespace stampede::distributed {
 
 // Layout, integers as unsigned LEB128 varints (metrics/varint.hpp), strings as a length
 // then the bytes, doubles as the varint of their IEEE-754 bits:
-//   'S' 'N' version(=1) second(zigzag) sent completed failed metric_count
+//   'S' 'N' version(=2) second(zigzag) sent completed failed metric_count
 //   metric_count times:
-//     name kind(0..3) present count failed gauge_last gauge_max
-//     reason_count, reason_count times: reason n
+//     name kind(0..4) present count failed gauge_last gauge_max
+//     reason_count, reason_count times: reason n example (empty: none)
 //     histogram (a string: Histogram::serialize)
 namespace {
 
 constexpr char kMagic0 = 'S';
 constexpr char kMagic1 = 'N';
-constexpr char kVersion = 1;
+constexpr char kVersion = 2;
 
 void put_string(std::string& out, std::string_view s) {
   metrics::varint::put(out, std::uint64_t{s.size()});
@@ -102,6 +102,8 @@ std::string encode_snapshot(const metrics::Snapshot& second, const metrics::Regi
     for (const auto& [reason, n] : m.reasons) {
       put_string(out, reason);
       put(out, n);
+      const auto example = m.examples.find(reason);
+      put_string(out, example == m.examples.end() ? std::string_view() : std::string_view(example->second));
     }
     put_string(out, m.histogram.serialize());
   }
@@ -141,7 +143,9 @@ metrics::Snapshot decode_snapshot(std::string_view bytes, metrics::Registry& reg
     for (std::uint64_t r = 0; r < reasons; ++r) {
       const std::string_view reason = in.string();
       const std::uint64_t n = in.number();
+      const std::string_view example = in.string();
       if (!data.reasons.emplace(std::string(reason), n).second) WireReader::fail("reason listed twice");
+      if (!example.empty()) data.examples.emplace(std::string(reason), std::string(example));
     }
     data.histogram = metrics::Histogram::deserialize(in.string());
     // Throws std::invalid_argument when the kind differs from this registry's.

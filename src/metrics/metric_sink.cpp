@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "metrics/error_group.hpp"
+
 namespace stampede::metrics {
 
 const char* kind_name(Kind kind) {
@@ -58,13 +60,23 @@ bool Registry::find(std::string_view name, MetricId& id) const {
   return true;
 }
 
-void MetricData::add_reason(std::string_view reason, std::uint64_t n) {
+void MetricData::add_reason(std::string_view reason, std::uint64_t n, std::string_view example) {
   auto it = reasons.find(reason);
   if (it == reasons.end()) {
     const bool full = reasons.size() >= kMaxReasons + (reasons.count(kOtherReason) ? 1 : 0);
+    if (full && example.empty()) example = reason;  // "(other reasons)" keeps one of them
     it = reasons.emplace(std::string(full ? kOtherReason : reason), 0).first;
   }
   it->second += n;
+  if (!example.empty() && example != it->first && examples.find(it->first) == examples.end())
+    examples.emplace(it->first, std::string(example));
+}
+
+void MetricData::merge_reasons(const MetricData& other) {
+  for (const auto& [reason, n] : other.reasons) {
+    const auto example = other.examples.find(reason);
+    add_reason(reason, n, example == other.examples.end() ? std::string_view() : std::string_view(example->second));
+  }
 }
 
 void MetricData::merge_parallel(const MetricData& other) {
@@ -81,7 +93,7 @@ void MetricData::merge_parallel(const MetricData& other) {
     gauge_last += other.gauge_last;
     gauge_max += other.gauge_max;
   }
-  for (const auto& [reason, n] : other.reasons) add_reason(reason, n);
+  merge_reasons(other);
 }
 
 void MetricData::merge_sequential(const MetricData& later) {
@@ -93,7 +105,7 @@ void MetricData::merge_sequential(const MetricData& later) {
   histogram.merge(later.histogram);
   count += later.count;
   failed += later.failed;
-  for (const auto& [reason, n] : later.reasons) add_reason(reason, n);
+  merge_reasons(later);
 }
 
 void Snapshot::merge_parallel(const Snapshot& other) {
@@ -131,7 +143,14 @@ void MetricSink::add(MetricId id, std::uint64_t n) { slot(id).count += n; }
 void MetricSink::add_error(MetricId id, std::string_view reason) {
   MetricData& data = slot(id);
   ++data.count;
-  data.add_reason(reason, 1);
+  // A reason seen before is its own group: counted without building the group (which
+  // allocates for a message longer than a small string).
+  if (const auto known = data.reasons.find(reason); known != data.reasons.end()) {
+    ++known->second;
+    return;
+  }
+  const std::string group = error_group(reason);
+  data.add_reason(group, 1, group == reason ? std::string_view() : reason);
 }
 
 void MetricSink::check(MetricId id, bool ok) {

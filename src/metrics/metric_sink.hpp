@@ -66,6 +66,9 @@ struct MetricData {
   double gauge_last = 0;         // Gauge: last value set
   double gauge_max = 0;          // Gauge: highest value set
   std::map<std::string, std::uint64_t, std::less<>> reasons;  // Counter: breakdown
+  // Counter: for a reason that is a group of messages (metrics/error_group.hpp), the first
+  // message of the group in full. A reason that is its own message has none.
+  std::map<std::string, std::string, std::less<>> examples;
   // A gauge of one process (generator.cpu, generator.fds: its busiest thread, its open files
   // against its own limit). Set where another rank's seconds arrive (snapshot_wire.cpp).
   bool one_process = false;
@@ -74,10 +77,14 @@ struct MetricData {
   void merge_parallel(const MetricData& other);
   // Appending a later window of the same metric: gauges keep the highest and the latest.
   void merge_sequential(const MetricData& later);
+  // Adds `other`'s reasons, with their examples.
+  void merge_reasons(const MetricData& other);
   // Counts `n` more under `reason`. A metric keeps at most kMaxReasons distinct reasons
   // (a scenario could use a fresh string per error); the rest are counted under
   // kOtherReason, so memory stays bounded and no event goes uncounted.
-  void add_reason(std::string_view reason, std::uint64_t n);
+  // `example`: a message of the group `reason` stands for, kept when it is the group's first
+  // (empty: the reason is the message itself).
+  void add_reason(std::string_view reason, std::uint64_t n, std::string_view example = {});
   static constexpr std::size_t kMaxReasons = 64;
   static constexpr std::string_view kOtherReason = "(other reasons)";
 };
@@ -109,7 +116,9 @@ class MetricSink {
 
   void record(MetricId id, Nanos value);                 // Timing
   void add(MetricId id, std::uint64_t n = 1);           // Counter
-  void add_error(MetricId id, std::string_view reason);  // Counter +1, with the reason
+  // Counter +1, under the reason's group (metrics/error_group.hpp: what varies per
+  // connection or request replaced), with the reason kept as the group's example.
+  void add_error(MetricId id, std::string_view reason);
   void check(MetricId id, bool ok);                      // Check
   void set_gauge(MetricId id, double value);             // Gauge
 

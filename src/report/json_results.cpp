@@ -68,8 +68,13 @@ json::object counter_json(const MetricFigures& f) {
   o["count"] = f.count;
   o["rate"] = number(f.rate);
   json::object reasons;
-  for (const ReasonCount& r : f.reasons) reasons[text(r.reason)] = r.count;
+  json::object examples;
+  for (const ReasonCount& r : f.reasons) {
+    reasons[text(r.reason)] = r.count;
+    if (!r.example.empty()) examples[text(r.reason)] = text(r.example);
+  }
   o["reasons"] = std::move(reasons);
+  if (!examples.empty()) o["examples"] = std::move(examples);
   return o;
 }
 
@@ -187,7 +192,11 @@ json::object scenario_json(const ScenarioResult& r) {
   for (const auto& t : r.thresholds) thresholds.push_back(threshold_result_json(t));
   o["thresholds"] = std::move(thresholds);
   json::array errors;
-  for (const auto& e : r.iteration_errors) errors.push_back(json::object{{"message", text(e.message)}, {"count", e.count}});
+  for (const auto& e : r.iteration_errors) {
+    json::object error{{"message", text(e.message)}, {"count", e.count}};
+    if (!e.example.empty()) error["example"] = text(e.example);
+    errors.push_back(std::move(error));
+  }
   o["iteration_errors"] = std::move(errors);
   o["requests"] = tally_json(r.requests, true);
   json::array timeline;

@@ -130,8 +130,12 @@ MetricFigures read_metric(const std::string& name, const Node& n) {
       f.rate = n.at("rate").number_or(0);
       f.present = f.count > 0;
       const Node reasons = n.at("reasons");
-      for (const auto& [reason, count] : reasons.object())
-        f.reasons.push_back({std::string(reason), reasons.member(reason, count).count()});
+      const bool has_examples = n.has("examples");
+      for (const auto& [reason, count] : reasons.object()) {
+        std::string example;
+        if (has_examples && n.at("examples").has(reason)) example = n.at("examples").at(reason).string();
+        f.reasons.push_back({std::string(reason), reasons.member(reason, count).count(), std::move(example)});
+      }
       std::stable_sort(f.reasons.begin(), f.reasons.end(),
                        [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });
       break;
@@ -249,7 +253,8 @@ ScenarioResult read_scenario(const Node& n) {
   const Node errors = n.at("iteration_errors");
   for (std::size_t i = 0; i < errors.array().size(); ++i) {
     const Node e = errors.index(i);
-    r.iteration_errors.push_back({e.at("message").string(), e.at("count").count()});
+    r.iteration_errors.push_back(
+        {e.at("message").string(), e.at("count").count(), e.has("example") ? e.at("example").string() : std::string()});
   }
   r.requests = read_tally(n.at("requests"));
   const Node timeline = n.at("timeline");

@@ -34,10 +34,12 @@ struct ToolInfo {
   std::string commit;   // short hash, or "unknown"
 };
 
-// A counter's count under one reason ("refused", "status 503", ...).
+// A counter's count under one reason ("refused", "status 503", ...). A reason that groups
+// messages differing per connection (metrics/error_group.hpp) has one of them in full.
 struct ReasonCount {
   std::string reason;
   std::uint64_t count = 0;
+  std::string example;  // empty when the reason is the message itself
 };
 
 // One metric over a window (the whole run, or one second). Which fields mean something

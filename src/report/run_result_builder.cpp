@@ -29,7 +29,10 @@ void timing_figures(const metrics::Histogram& h, MetricFigures& f) {
 std::vector<ReasonCount> sorted_reasons(const metrics::MetricData& data) {
   std::vector<ReasonCount> reasons;
   reasons.reserve(data.reasons.size());
-  for (const auto& [reason, count] : data.reasons) reasons.push_back({reason, count});
+  for (const auto& [reason, count] : data.reasons) {
+    const auto example = data.examples.find(reason);
+    reasons.push_back({reason, count, example == data.examples.end() ? std::string() : example->second});
+  }
   // Stable on a map already sorted by reason: ties stay in reason order.
   std::stable_sort(reasons.begin(), reasons.end(),
                    [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });

@@ -14,8 +14,9 @@ namespace stampede::report {
 
 // Iterations that failed with the same error message.
 struct IterationErrorGroup {
-  std::string message;
+  std::string message;  // the group: what varies per connection replaced (metrics/error_group.hpp)
   std::uint64_t count = 0;
+  std::string example;  // one message of the group in full; empty when it is `message` itself
 };
 
 struct SummaryModel {

@@ -92,7 +92,8 @@ class MetricRows {
   double window_seconds_;
 };
 
-// "  refused  12" lines under a counter, most frequent first.
+// "  refused  12" lines under a counter, most frequent first; a reason that groups messages
+// has one of them in full on the line below it ("    e.g. ...").
 void render_reasons(const metrics::MetricData& d, std::string& out) {
   std::vector<std::pair<std::string_view, std::uint64_t>> reasons(d.reasons.begin(), d.reasons.end());
   std::stable_sort(reasons.begin(), reasons.end(),
@@ -107,6 +108,8 @@ void render_reasons(const metrics::MetricData& d, std::string& out) {
   for (std::size_t i = 0; i < shown; ++i) {
     out += fmt::format("  {}  {}\n", align_left(reasons[i].first, reason_width),
                        align_right(fmt::format("{}", reasons[i].second), count_width));
+    if (const auto example = d.examples.find(reasons[i].first); example != d.examples.end())
+      out += fmt::format("    e.g. {}\n", one_line(example->second, kErrorMessageWidth));
   }
   if (reasons.size() > shown) {
     std::uint64_t rest = 0;
@@ -203,6 +206,8 @@ void render_iteration_errors(const SummaryModel& model, std::string& out) {
   for (std::size_t i = 0; i < shown; ++i) {
     out += fmt::format("  {}  {}\n", align_right(fmt::format("{}", groups[i]->count), count_width),
                        one_line(groups[i]->message, kErrorMessageWidth));
+    if (!groups[i]->example.empty())
+      out += fmt::format("  {}  e.g. {}\n", std::string(count_width, ' '), one_line(groups[i]->example, kErrorMessageWidth));
   }
   if (groups.size() > shown) {
     std::uint64_t rest = 0;

@@ -1,5 +1,7 @@
 """Servers that refuse, send garbage, close early or stall cost an error count with the
 reason: never a crash, never a hang."""
+import base64
+import json
 import os
 import re
 import shutil
@@ -8,7 +10,7 @@ import subprocess
 import threading
 import unittest
 
-from harness import BIN, Result, free_port, run, write_scenario, main
+from harness import BIN, Result, free_port, run, temp_dir, write_scenario, main
 
 
 class BadServer:
@@ -149,6 +151,46 @@ return { options = { vus = 1, duration = "300ms" },
         self.assertEqual(r.code, 0, r)
         self.assertRegex(r.out, r"url error\s+100\.00%")
         self.assertRegex(r.out, r"\n\s+url\s+\d+")
+
+    def test_errors_that_differ_per_connection_are_one_group(self):
+        # A server that accepts the upgrade with a wrong Sec-WebSocket-Accept, different on
+        # every connection: the message names that connection's values, yet the failure is
+        # one and must be one row with a count and one example in full.
+        def wrong_accept(conn):
+            accept = base64.b64encode(os.urandom(20)).decode()
+            conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          f"Sec-WebSocket-Accept: {accept}\r\n\r\n").encode())
+
+        server = BadServer(wrong_accept)
+        out_json = os.path.join(temp_dir(), "r.json")
+        path = write_scenario(f"""
+local websocket = require "stampede.websocket"
+return {{ options = {{ vus = 4, duration = "2s" }},
+         run = function() websocket.connect("ws://127.0.0.1:{server.port}/socket") end }}
+""")
+        try:
+            r = run(["run", path, "--out", out_json], timeout=60)
+        finally:
+            server.close()
+        self.assertEqual(r.code, 0, r)
+        with open(out_json) as f:
+            result = json.load(f)["results"][0]
+        errors = result["iteration_errors"]
+        total = result["metrics"]["iteration.errors"]["count"]
+        self.assertGreater(total, 50, r)
+        self.assertEqual(len(errors), 1, errors[:5])
+        self.assertEqual(errors[0]["count"], total)
+        self.assertIn('Sec-WebSocket-Accept is \"<id>\", expected \"<id>\"', errors[0]["message"])
+        self.assertRegex(errors[0]["example"], r'Sec-WebSocket-Accept is "[A-Za-z0-9+/]{27}=", expected "')
+        connect = result["metrics"]["ws.connect.errors"]
+        self.assertEqual(len(connect["reasons"]), 1, connect["reasons"])
+        # The summary's "iteration errors" lists the group once, with its example.
+        section = r.out.split("\niteration errors\n", 1)[1].split("\ngenerator:", 1)[0].splitlines()
+        groups = [line for line in section if "Sec-WebSocket-Accept is" in line and "e.g." not in line]
+        self.assertEqual(len(groups), 1, r.out)
+        self.assertIn(f"  {total}  ", groups[0])
+        self.assertRegex(r.out, r"\n\s+e\.g\. .*Sec-WebSocket-Accept is \"[A-Za-z0-9+/]{27}=\"")
+        self.assertNotIn("(other reasons)", r.out)
 
 
 if __name__ == "__main__":
