@@ -5,6 +5,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "clients/url_mistake.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::clients {
@@ -14,23 +15,19 @@ namespace urls = boost::urls;
 bool parse_url_target(std::string_view text, UrlSchemes schemes, UrlTarget& out, std::string& why) {
   const auto parsed = urls::parse_uri(text);
   if (!parsed) {
-    why = "it is not a valid absolute URL (" + parsed.error().message() + ")";
+    why = describe_url_mistake(text, schemes);
     return false;
   }
   const urls::url_view& url = *parsed;
   const urls::scheme scheme = url.scheme_id();
   const bool web = scheme == urls::scheme::http || scheme == urls::scheme::https;
   const bool websocket = scheme == urls::scheme::ws || scheme == urls::scheme::wss;
-  if (schemes == UrlSchemes::http && !web) {
-    why = "only http and https URLs are supported";
-    return false;
-  }
-  if (schemes == UrlSchemes::websocket && !websocket) {
-    why = "a WebSocket URL starts with ws:// or wss://";
+  if ((schemes == UrlSchemes::http && !web) || (schemes == UrlSchemes::websocket && !websocket)) {
+    why = describe_url_mistake(text, schemes);
     return false;
   }
   if (!url.has_authority() || url.encoded_host().empty()) {
-    why = "it has no host";
+    why = text.find("://") == std::string_view::npos ? describe_url_mistake(text, schemes) : "it has no host";
     return false;
   }
   out = UrlTarget{};
@@ -72,6 +69,11 @@ bool parse_url_target(std::string_view text, UrlSchemes schemes, UrlTarget& out,
   if (out.port != default_port) out.host_header += ":" + std::to_string(out.port);
 
   out.path = std::string(url.encoded_path());
+  if (!out.path.empty() && out.path.front() != '/') {
+    // Boost.URL reads "http://h:http/" as the host "h", an empty port and the path "http/".
+    why = describe_url_mistake(text, schemes);
+    return false;
+  }
   if (out.path.empty()) out.path = "/";
   out.request_target = out.path;
   if (url.has_query()) out.request_target += "?" + std::string(url.encoded_query());

@@ -116,6 +116,39 @@ class BadInput(unittest.TestCase):
         self.assertUsageError(["compare", path, path, "--max-regression=-5"],
                               "--max-regression: expected a number, 0 or more")
 
+    def test_url_mistakes_are_named_with_the_fix(self):
+        # A URL the clients refuse fails the request (or connect) and says what is wrong in
+        # words, with the URL the author probably meant.
+        path = write_scenario("""
+local http = require "stampede.http"
+local websocket = require "stampede.websocket"
+local stampede = require "stampede"
+local done = false
+return { options = { vus = 1, duration = "300ms" },
+         run = function()
+           if done then return stampede.sleep(10) end
+           done = true
+           for _, url in ipairs({ "127.0.0.1:38981/big.bin", "localhost:4000/x", "/api/posts", "htp://localhost/" }) do
+             local res = http.get(url)
+             print("http " .. res.error)
+           end
+           local ok, err = pcall(websocket.connect, "http://127.0.0.1:4000/socket")
+           print("ws " .. tostring(err))
+         end }
+""")
+        r = run(["run", path])
+        self.assertEqual(r.code, 0, r)
+        for expected in ("GET 127.0.0.1:38981/big.bin failed: missing scheme: did you mean http://127.0.0.1:38981/big.bin?",
+                         "GET localhost:4000/x failed: missing scheme: did you mean http://localhost:4000/x?",
+                         "GET /api/posts failed: it is a path, not a whole URL: give the scheme and the host too, "
+                         "e.g. http://localhost:4000/api/posts",
+                         'GET htp://localhost/ failed: unknown scheme "htp": did you mean http://localhost/?',
+                         "websocket.connect http://127.0.0.1:4000/socket: "
+                         "a WebSocket URL starts with ws:// or wss:// (http is an HTTP scheme): "
+                         "did you mean ws://127.0.0.1:4000/socket?"):
+            self.assertIn(expected, r.out + r.err, r)
+        self.assertNotIn("mismatch", r.out + r.err)
+
     def test_missing_file(self):
         self.assertUsageError(["run", "/nonexistent/x.lua"], "scenarios: no such file: /nonexistent/x.lua")
         self.assertUsageError(["run", "/tmp"], "/tmp is a directory")
