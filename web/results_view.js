@@ -48,6 +48,9 @@ window.Stampede = window.Stampede || {};
         el('span', {}, fl.limit !== null ? `held ${f.count(fl.limit)} ${unit}` : 'no level held'),
         el('small', {}, fl.inconclusive ? 'inconclusive: the generator was the bottleneck' : 'find-limit'));
     }
+    if (scenario.verdict === 'rank lost')
+      return el('div', { class: 'verdict fail', title: scenario.reason }, el('span', {}, 'rank lost'),
+        el('small', {}, `${scenario.lost_ranks.length} rank${scenario.lost_ranks.length === 1 ? '' : 's'} of ${scenario.ranks}`));
     if (!scenario.thresholds.length) return el('div', { class: 'verdict neutral' }, el('span', {}, 'completed'), el('small', {}, 'no thresholds'));
     const failed = scenario.thresholds.filter((t) => !t.pass).length;
     return failed
@@ -171,6 +174,14 @@ window.Stampede = window.Stampede || {};
   }
 
   // Several scenarios: one line each at the top, linking to its part of the page.
+  // A file written while the run went on (kept current in case the process is killed):
+  // say so above everything, with the reason.
+  function incompleteNotice(run) {
+    if (run.complete !== false) return null;
+    return el('section', { class: 'panel incomplete', role: 'alert' },
+      el('h2', {}, 'Incomplete run'), el('p', {}, run.reason || 'The run did not reach its end.'));
+  }
+
   function overview(run) {
     if (run.results.length < 2) return null;
     return el('section', { class: 'panel overview' }, el('h2', {}, `${run.results.length} scenarios`),
@@ -195,7 +206,7 @@ window.Stampede = window.Stampede || {};
   S.renderResults = function renderResults(app, run) {
     const grids = [];
     const articles = run.results.map((_, i) => el('article', { class: 'scenario', id: `scenario-${i + 1}` }));
-    app.replaceChildren(...[overview(run), ...articles, footer(run)].filter(Boolean));
+    app.replaceChildren(...[incompleteNotice(run), overview(run), ...articles, footer(run)].filter(Boolean));
     run.results.forEach((scenario, i) => {
       const container = renderScenario(articles[i], scenario);
       const grid = new S.charts.ChartGrid(container);

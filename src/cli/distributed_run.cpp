@@ -111,8 +111,21 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   return status;
 }
 
+// Whether mpirun was told not to end the job when a rank dies (--nodes does; a user's
+// mpirun takes `--mca orte_abort_on_non_zero_status 0`, and exports it to the ranks).
+bool mpirun_keeps_the_job_alive() {
+  const char* value = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+  return value != nullptr && (std::string_view(value) == "0" || std::string_view(value) == "false");
+}
+
 // Rank 0: the whole command, like run_command() for one process.
 int coordinate(const RunArgs& args, distributed::World& world) {
+  if (!args.quiet && !mpirun_keeps_the_job_alive())
+    std::fprintf(stderr,
+                 "note: this mpirun ends the whole job if a rank dies (OpenMPI's default), before rank 0 can name it; "
+                 "--out and --html are kept current, so what was measured up to then is kept either way. Add --mca "
+                 "orte_abort_on_non_zero_status 0 to mpirun (or run with --nodes) for rank 0 to report the lost rank "
+                 "and finish the run.\n");
   if (args.find_limit.enabled() || (args.parallel && args.files.size() > 1)) {
     std::fprintf(stderr, "error: --find-limit and --parallel do not run over several processes yet; "
                          "run them without mpirun\n");
@@ -140,6 +153,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
       report::ScenarioResult result;
       status = std::max(status, coordinate_one(file, args, live.get(), coord, result));
       run.results.push_back(std::move(result));
+      live->checkpoint().scenario_finished(run.results.back());
       if (dashboard) dashboard->scenario_finished(run);
       if (run.results.back().interrupts > 0 || !coord.lost().empty()) break;
     } catch (const std::runtime_error& e) {  // scenario::ScenarioError, or a rank that could not load it
@@ -148,6 +162,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
       break;
     }
   }
+  live->checkpoint().stop();  // none may replace the final files
   if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
   if (!coord.lost().empty()) {
     for (const auto& lost : coord.lost()) {
@@ -156,6 +171,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
                    lost.rank, static_cast<double>(lost.at) / kSecond, lost.why.c_str());
     }
     std::fflush(stderr);
+    distributed::tell_launcher(kRankLost);
     // A collective with a dead rank may never return: end the job here, every rank.
     world.abort(kRankLost);
   }
@@ -166,10 +182,9 @@ int coordinate(const RunArgs& args, distributed::World& world) {
   // the others down) exits 0 whatever a rank returned; MPI_Abort's code is what it passes on.
   // Without it mpirun passes on rank 0's exit status itself: a failed threshold (every rank
   // done and released) then exits 1 without OpenMPI's "MPI_ABORT was invoked" banner.
-  const char* abort_on_status = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
-  const bool mpirun_passes_status = abort_on_status == nullptr || std::string_view(abort_on_status) != "0";
-  const bool ends_by_abort = status > 1 || (status == 1 && !mpirun_passes_status);
+  const bool ends_by_abort = status > 1 || (status == 1 && mpirun_keeps_the_job_alive());
   coord.release(ends_by_abort ? status : 0);
+  distributed::tell_launcher(status);
   if (ends_by_abort) {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -187,8 +202,11 @@ int launch(const RunArgs& args) {
   request.self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) request.self = args.cluster.argv.empty() ? "stampede" : args.cluster.argv[0];
   request.as_root = geteuid() == 0;
+  request.status_file = (std::filesystem::temp_directory_path() / fmt::format("stampede-status-{}", getpid())).string();
   try {
-    return distributed::run_mpirun(distributed::mpirun_command(request));
+    const int mpirun_status = distributed::run_mpirun(distributed::mpirun_command(request));
+    // Rank 0's own status when it got to say it (a killed rank makes mpirun's 137).
+    return distributed::status_told(request.status_file).value_or(mpirun_status);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -6,12 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "cli/version.hpp"
 #include "report/json_results.hpp"
 #include "report/prometheus_text.hpp"
 
 namespace stampede::cli {
 
-LiveExports::LiveExports(const ResultOutputs& outputs) : stream_path_(outputs.stream) {
+LiveExports::LiveExports(const ResultOutputs& outputs)
+    : stream_path_(outputs.stream), checkpoint_(outputs, {"stampede", version_number(), version_commit()}) {
   if (!outputs.stream.empty()) {
     stream_ = std::fopen(outputs.stream.c_str(), "w");
     if (stream_ == nullptr)

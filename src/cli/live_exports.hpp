@@ -1,8 +1,9 @@
 #pragma once
 // The outputs that follow a run while it goes, for every scenario of one `stampede run`:
 // the per-second stream (--out-stream, one JSON line per merged second, flushed at once
-// so `tail -f` sees it), the Prometheus endpoint (--prometheus), and the dashboard's
-// seconds (--dashboard; the dashboard itself is opened by run_command).
+// so `tail -f` sees it), the Prometheus endpoint (--prometheus), the dashboard's seconds
+// (--dashboard; the dashboard itself is opened by run_command), and the results files
+// (--out, --html) kept current in case the run never gets to write them at its end.
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "cli/prometheus_server.hpp"
 #include "cli/result_outputs.hpp"
+#include "cli/results_checkpoint.hpp"
 #include "dashboard/live_dashboard.hpp"
 #include "report/run_result.hpp"
 
@@ -35,6 +37,9 @@ class LiveExports {
   void set_dashboard(dashboard::LiveDashboard* dashboard) { dashboard_ = dashboard; }
   dashboard::LiveDashboard* dashboard() const { return dashboard_; }
 
+  // --out and --html while the run goes (cli/results_checkpoint.hpp).
+  ResultsCheckpoint& checkpoint() { return checkpoint_; }
+
   // Appends the second to the stream (and hands it to the dashboard). Returns a message
   // the first time writing fails (the stream then stops; the run goes on).
   std::optional<std::string> second(const std::string& scenario, const report::SecondResult& second);
@@ -50,6 +55,7 @@ class LiveExports {
   dashboard::LiveDashboard* dashboard_ = nullptr;
   std::mutex mutex_;
   std::vector<report::ScenarioResult> scenarios_;  // in the order they started
+  ResultsCheckpoint checkpoint_;
 };
 
 }  // namespace stampede::cli

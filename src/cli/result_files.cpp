@@ -1,5 +1,8 @@
 #include "cli/result_files.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +18,14 @@
 namespace stampede::cli {
 
 bool write_text_file(const std::string& path, std::string_view text, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  // A regular file (or none yet) is replaced whole: written beside it, then renamed over
+  // it, so that a reader or a process killed mid-write never leaves half a file (the
+  // checkpoints of cli/results_checkpoint.hpp rewrite it every second). /dev/stdout, a
+  // pipe or a device is written as it is.
+  struct stat st{};
+  const bool special = stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  const std::string written = special ? path : fmt::format("{}.{}.partial", path, getpid());
+  std::FILE* f = std::fopen(written.c_str(), "wb");
   if (f == nullptr) {
     error = fmt::format("cannot write {}: {}", path, std::strerror(errno));
     return false;
@@ -31,7 +41,14 @@ bool write_text_file(const std::string& path, std::string_view text, std::string
     ok = false;
     saved = errno;
   }
-  if (!ok) error = fmt::format("cannot write {}: {}", path, std::strerror(saved));
+  if (ok && !special && std::rename(written.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) {
+    error = fmt::format("cannot write {}: {}", path, std::strerror(saved));
+    if (!special) std::remove(written.c_str());
+  }
   return ok;
 }
 

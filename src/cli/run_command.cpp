@@ -74,6 +74,7 @@ int run_command(const RunArgs& args) {
   };
   if (args.parallel && args.files.size() > 1) {
     status = run_in_parallel(args.files, run_file, run.results);
+    for (const report::ScenarioResult& result : run.results) live->checkpoint().scenario_finished(result);
     if (dashboard && !run.results.empty()) dashboard->scenario_finished(run);
   }
   for (const auto& file : args.files) {
@@ -82,6 +83,7 @@ int run_command(const RunArgs& args) {
       report::ScenarioResult result;
       status = std::max(status, run_file(file, result));
       run.results.push_back(std::move(result));
+      live->checkpoint().scenario_finished(run.results.back());
       if (dashboard) dashboard->scenario_finished(run);
       // Ctrl-C stops the whole command, not just the scenario that was running.
       if (run.results.back().interrupts > 0) break;
@@ -92,7 +94,9 @@ int run_command(const RunArgs& args) {
     }
   }
   // What was measured is written whatever ended the run; a file that cannot be written
-  // is an error of its own (the summary is already on stdout).
+  // is an error of its own (the summary is already on stdout). The checkpoints stop
+  // first: none may replace the final files.
+  live->checkpoint().stop();
   if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
   // A second Ctrl-C means "stop now", lingering included.
   if (dashboard && !run.results.empty() && run.results.back().interrupts < 2)

@@ -28,12 +28,6 @@ Nanos process_cpu_now() {
 // catching up) share one CPU figure: a ratio over a few microseconds means nothing.
 constexpr Nanos kShortestCpuInterval = 100 * kMilli;
 
-// The message in full that the reason `group` of `data` stands for; empty when it is itself.
-std::string example_of(const metrics::MetricData& data, const std::string& group) {
-  const auto it = data.examples.find(group);
-  return it == data.examples.end() ? std::string() : it->second;
-}
-
 }  // namespace
 
 RunOutput::RunOutput(report::ScenarioResult header, bool quiet, metrics::Registry& registry,
@@ -53,6 +47,8 @@ void RunOutput::started(Nanos t0) {
   result_.started_at = report::iso8601_utc(std::chrono::system_clock::now() + std::chrono::nanoseconds(until_start));
   last_cpu_ = process_cpu_now();
   last_wall_ = SteadyClock::monotonic_now();
+  if (live_ != nullptr)
+    live_->checkpoint().scenario_started(this, result_, collector_, registry_, result_.options.thresholds);
   if (quiet_) return;
   const LoadShape& shape = result_.options.shape;
   const char* model = shape.model == LoadModel::Rate ? "arrival rate" : "VUs";
@@ -91,6 +87,7 @@ void RunOutput::export_second_locked(const metrics::Snapshot& second, Nanos elap
       report::second_result(second, registry_, report::second_window(second.second, elapsed));
   figures.cpu_cores = cpu_cores;
   if (auto failure = live_->second(result_.scenario, figures)) warn_locked(*failure);
+  if (live_->checkpoint().active()) live_->checkpoint().second(this, figures);
   if (!live_->serves()) return;
   // The run so far: what a scrape should see between two merged seconds.
   const metrics::Summary summary = collector_.summary();
@@ -163,34 +160,16 @@ void RunOutput::hint_at_limits(const metrics::MetricTable& table) {
 int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
   std::lock_guard lock(mutex_);
   clear_progress_locked();
-  const metrics::Summary summary = collector_.summary();
-  report::SummaryModel model;
-  model.scenario = result_.scenario;
-  model.duration = duration;
-  model.window_start = 0;
-  model.window_end = duration;
-  model.metrics = metrics::make_metric_table(summary, registry_);
-  model.requests = summary.requests;
-  const double seconds = std::max(1e-9, static_cast<double>(duration) / kSecond);
-  bool failed = false;
-  for (const auto& spec : thresholds) {
-    model.thresholds.push_back(metrics::judge(spec, model.metrics, seconds));
-    failed = failed || !model.thresholds.back().pass;
-  }
-  if (const auto* errors = metrics::find_metric(model.metrics, metrics::names::kIterationErrors)) {
-    for (const auto& [message, count] : errors->data.reasons)
-      model.iteration_errors.push_back({message, count, example_of(errors->data, message)});
-  }
-  if (const auto* crashes = metrics::find_metric(model.metrics, "vu.crashes")) {
-    for (const auto& [message, count] : crashes->data.reasons)
-      model.iteration_errors.push_back({"(VU crashed) " + message, count, example_of(crashes->data, message)});
-  }
+  const report::SummaryModel model =
+      report::summary_model_of(collector_.summary(), registry_, result_.scenario, duration, thresholds);
+  const bool failed = std::any_of(model.thresholds.begin(), model.thresholds.end(), [](const auto& t) { return !t.pass; });
   std::fputs(report::render_summary_table(model).c_str(), stdout);
   std::fflush(stdout);
   hint_at_limits(model.metrics);
 
   report::fill_summary(result_, model);
   result_.timeline = timeline(duration);
+  if (live_ != nullptr) live_->checkpoint().scenario_stopped(this, result_);
   if (live_ != nullptr && live_->serves()) {
     // Scrapes after the end see the final figures.
     report::ScenarioResult final_figures = result_;

@@ -246,8 +246,17 @@ Nanos ScenarioExecution::run() {
     // at once. SIGUSR1 counts as one: it is how mpirun, and `--nodes` on a Ctrl-C, tell every
     // rank (rank 0 stops the others the same way; they ignore it). A Ctrl-C to rank 0 alone
     // works too.
-    const auto interrupt = [&] {
+    const auto interrupt = [&](int signal) {
       ++interrupts_;
+      // mpirun ends a job whose rank died with SIGTERM, then SIGKILL a second later
+      // (OpenMPI's odls_base_sigkill_timeout): the results files are written now, in case
+      // this is all the time there is.
+      if (signal == SIGTERM && live_ != nullptr)
+        live_->checkpoint().write_now(fmt::format(
+            "the process was sent SIGTERM {:.1f} s into the run and did not finish writing its results (under "
+            "mpirun without --mca orte_abort_on_non_zero_status 0, that is how OpenMPI ends the whole job when a "
+            "rank dies)",
+            static_cast<double>(SteadyClock::monotonic_now() - t0) / kSecond));
       output_->interrupted(interrupts_, shape_.graceful_stop);
       const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
       measured_.stop(graceful);
@@ -255,15 +264,18 @@ Nanos ScenarioExecution::run() {
     };
     boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
     std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
-                                                                               int) {
+                                                                               int signal) {
       if (ec) return;
-      interrupt();
+      interrupt(signal);
       signals.async_wait(on_signal);
     };
     signals.async_wait(on_signal);
     if (others_ != nullptr) {
       others_->watch(io, *merged_, t0, [this](const std::string& warning) {
         output_->warn(warning);
+        // Under plain mpirun a dead rank ends the job a moment later (or its death was
+        // what a stalled rank's silence hid): what was measured goes to disk first.
+        if (live_ != nullptr) live_->checkpoint().write_now(warning);
         measured_.stop(false);
         others_->stop(false);
       });
@@ -276,7 +288,7 @@ Nanos ScenarioExecution::run() {
     // A SIGUSR1 noted before the signal_set took over (during setup, say) stops the run as
     // soon as it has started: nothing was measured to lose, but the summary and files are
     // still written, as the user asked.
-    for (int n = std::min(usr1_noted.exchange(0), 2); n > 0; --n) interrupt();
+    for (int n = std::min(usr1_noted.exchange(0), 2); n > 0; --n) interrupt(SIGUSR1);
     measured_.run_to_end();
     {
       std::lock_guard lock(stop_mutex_);

@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace stampede::distributed {
 
@@ -29,6 +31,8 @@ std::vector<std::string> without_option(const std::vector<std::string>& argv, co
   }
   return out;
 }
+
+constexpr std::string_view kStatusFileVariable = "STAMPEDE_STATUS_FILE";
 
 // The running mpirun, for the signal handler (0: none).
 volatile std::sig_atomic_t mpirun_pid = 0;
@@ -57,10 +61,31 @@ std::vector<std::string> mpirun_command(const LaunchRequest& request) {
   std::vector<std::string> cmd{"mpirun", "-q", "-H", hosts};
   if (request.as_root) cmd.push_back("--allow-run-as-root");
   cmd.insert(cmd.end(), {"--mca", "orte_abort_on_non_zero_status", "0"});
+  if (!request.status_file.empty()) cmd.insert(cmd.end(), {"-x", std::string(kStatusFileVariable) + "=" + request.status_file});
   cmd.push_back(request.self);
   std::vector<std::string> rest = without_option(without_option(request.argv, "--nodes"), "--procs-per-node");
   cmd.insert(cmd.end(), rest.begin() + (rest.empty() ? 0 : 1), rest.end());
   return cmd;
+}
+
+void tell_launcher(int status) {
+  const char* path = std::getenv(std::string(kStatusFileVariable).c_str());
+  if (path == nullptr || *path == '\0') return;
+  if (std::FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "%d\n", status);
+    std::fclose(f);
+  }
+}
+
+std::optional<int> status_told(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return std::nullopt;
+  int status = -1;
+  const bool read = std::fscanf(f, "%d", &status) == 1;
+  std::fclose(f);
+  std::remove(path.c_str());
+  if (!read || status < 0 || status > 255) return std::nullopt;
+  return status;
 }
 
 int run_mpirun(const std::vector<std::string>& command) {

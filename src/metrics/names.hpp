@@ -11,5 +11,6 @@ inline constexpr std::string_view kIterations = "iterations";               // C
 inline constexpr std::string_view kIterationErrors = "iteration.errors";    // Counter: failed, by reason
 inline constexpr std::string_view kDroppedIterations = "iterations.dropped";  // Counter: due but not started
 inline constexpr std::string_view kIterationLag = "iteration.lag";          // Timing: open model, late starts
+inline constexpr std::string_view kVuCrashes = "vu.crashes";                // Counter: engine faults, by reason
 
 }  // namespace stampede::metrics::names

@@ -186,6 +186,8 @@ json::object scenario_json(const ScenarioResult& r) {
     o["lost_ranks"] = std::move(lost);
   }
   o["passed"] = r.passed();
+  o["verdict"] = r.verdict();
+  o["reason"] = text(r.reason());
   o["options"] = options_json(r.options);
   metrics_json(r.metrics, o);
   json::array thresholds;
@@ -245,7 +247,10 @@ std::string results_json(const RunResult& run) {
   json::object o;
   o["version"] = run.version;
   o["tool"] = json::object{{"name", text(run.tool.name)}, {"version", text(run.tool.version)}, {"commit", text(run.tool.commit)}};
+  o["complete"] = run.complete;
   o["passed"] = run.passed();
+  o["verdict"] = run.verdict();
+  o["reason"] = text(run.reason());
   json::array results;
   for (const ScenarioResult& r : run.results) results.push_back(scenario_json(r));
   o["results"] = std::move(results);

@@ -298,6 +298,9 @@ RunResult read_results_json(std::string_view text) {
                                          kResultsSchemaVersion));
   const Node tool = root.at("tool");
   run.tool = {tool.at("name").string(), tool.at("version").string(), tool.at("commit").string()};
+  // Files from before checkpoints (cli/results_checkpoint.hpp) were always complete.
+  if (root.has("complete")) run.complete = root.at("complete").boolean();
+  if (!run.complete && root.has("reason")) run.incomplete_reason = root.at("reason").string();
   const Node results = root.at("results");
   for (std::size_t i = 0; i < results.array().size(); ++i) run.results.push_back(read_scenario(results.index(i)));
   return run;

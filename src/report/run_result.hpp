@@ -118,15 +118,30 @@ struct ScenarioResult {
   std::optional<GeneratorFigures> generator;  // the generator's own figures over the run
   std::optional<FindLimitResult> find_limit;  // with --find-limit: the steps and the limit
 
-  bool passed() const;  // every threshold passed (true when there are none)
+  // Every threshold passed (true when there are none) and no rank was lost: figures that
+  // miss a lost rank's share of the load do not pass, whatever they say.
+  bool passed() const;
+  // One word for the outcome, "passed", "failed" (a threshold, or find-limit found no
+  // level that held) or "rank lost", and a sentence that says why.
+  std::string verdict() const;
+  std::string reason() const;
 };
 
 struct RunResult {
   int version = kResultsSchemaVersion;
   ToolInfo tool;
   std::vector<ScenarioResult> results;
+  // False in a file written while the run went on (cli/results_checkpoint.hpp): what was
+  // measured up to its last complete second, kept in case the process never gets to
+  // write the end. `incomplete_reason` then says why it may have stopped there.
+  bool complete = true;
+  std::string incomplete_reason;
 
-  bool passed() const;  // every scenario passed
+  bool passed() const;  // complete, and every scenario passed
+  // "passed", "failed", "rank lost" (the first scenario that did not pass says which) or
+  // "incomplete", and the sentence that says why.
+  std::string verdict() const;
+  std::string reason() const;
 };
 
 // The figures of `name` in `metrics`, nullptr when absent.

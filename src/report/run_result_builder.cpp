@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
 #include "metrics/summary.hpp"
+#include "metrics/threshold.hpp"
 
 namespace stampede::report {
 
@@ -108,6 +110,38 @@ SecondResult second_result(const metrics::Snapshot& second, const metrics::Regis
   s.errors = count_of(s.metrics, metrics::names::kIterationErrors);
   s.dropped = count_of(s.metrics, metrics::names::kDroppedIterations);
   return s;
+}
+
+namespace {
+
+// The message in full that the reason `group` of `data` stands for; empty when it is itself.
+std::string example_of(const metrics::MetricData& data, const std::string& group) {
+  const auto it = data.examples.find(group);
+  return it == data.examples.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+SummaryModel summary_model_of(const metrics::Summary& summary, const metrics::Registry& registry, std::string scenario,
+                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
+  SummaryModel model;
+  model.scenario = std::move(scenario);
+  model.duration = duration;
+  model.window_start = 0;
+  model.window_end = duration;
+  model.metrics = metrics::make_metric_table(summary, registry);
+  model.requests = summary.requests;
+  const double seconds = std::max(1e-9, static_cast<double>(duration) / kSecond);
+  for (const auto& spec : thresholds) model.thresholds.push_back(metrics::judge(spec, model.metrics, seconds));
+  if (const auto* errors = metrics::find_metric(model.metrics, metrics::names::kIterationErrors)) {
+    for (const auto& [message, count] : errors->data.reasons)
+      model.iteration_errors.push_back({message, count, example_of(errors->data, message)});
+  }
+  if (const auto* crashes = metrics::find_metric(model.metrics, metrics::names::kVuCrashes)) {
+    for (const auto& [message, count] : crashes->data.reasons)
+      model.iteration_errors.push_back({"(VU crashed) " + message, count, example_of(crashes->data, message)});
+  }
+  return model;
 }
 
 void fill_summary(ScenarioResult& result, const SummaryModel& summary) {

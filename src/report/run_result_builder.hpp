@@ -28,6 +28,11 @@ Nanos second_window(std::int64_t second, Nanos elapsed);
 // its end, and the iterations, errors and drops in it. No CPU figure: the caller measures it.
 SecondResult second_result(const metrics::Snapshot& second, const metrics::Registry& registry, Nanos window);
 
+// What the end-of-run summary says of `summary`, a run of `duration` from its start: its
+// metrics, thresholds judged, and iteration errors (crashes among them, marked).
+SummaryModel summary_model_of(const metrics::Summary& summary, const metrics::Registry& registry, std::string scenario,
+                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds);
+
 // The summary part of a scenario's result (metrics, requests, thresholds, errors, window).
 void fill_summary(ScenarioResult& result, const SummaryModel& summary);
 

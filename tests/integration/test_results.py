@@ -216,6 +216,45 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
         self.assertEqual(result["interrupts"], 2)
         self.assertEqual(result["requests"]["in_flight"], 3)
 
+    def test_a_killed_run_leaves_what_it_measured_up_to_its_last_second(self):
+        # kill -9 (or the OOM killer) gives no chance to write anything at the end: the files
+        # kept current while the run goes are what is left, valid and marked incomplete.
+        out, html = self.path("r.json"), self.path("r.html")
+        p = subprocess.Popen([BIN, "run", self.scenario(duration="1m"), "--out", out, "--html", html, "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started = time.monotonic()
+        try:
+            deadline = started + 30
+            seconds = 0
+            while time.monotonic() < deadline and seconds < 3:
+                time.sleep(0.1)
+                try:
+                    seconds = len(load(out)["results"][0]["timeline"])
+                except (OSError, ValueError, KeyError, IndexError):
+                    pass  # not written yet; a half-written file is what this test would catch below
+            killed_at = time.monotonic() - started
+        finally:
+            p.kill()
+            p.wait()
+        self.assertGreaterEqual(seconds, 3, "the results file was not kept current")
+        ok, message = validate(out)
+        self.assertTrue(ok, message)
+        doc = load(out)
+        self.assertFalse(doc["complete"])
+        self.assertFalse(doc["passed"])
+        self.assertEqual(doc["verdict"], "incomplete")
+        self.assertIn("the process ended before it could write the end of the run", doc["reason"])
+        [result] = doc["results"]
+        # Up to the last complete second: written within a second of each merged second.
+        self.assertGreaterEqual(len(result["timeline"]), 3)
+        self.assertGreaterEqual(len(result["timeline"]), int(killed_at) - 2, killed_at)
+        self.assertEqual(result["window"]["end_ms"], 1000 * len(result["timeline"]))
+        self.assertEqual(result["metrics"]["iterations"]["count"], sum(s["iterations"] for s in result["timeline"]))
+        with open(html) as f:
+            page = f.read()
+        self.assertIn('"complete":false', page)
+        self.assertEqual([n for n in os.listdir(self.dir) if n.endswith(".partial")], [])
+
     def test_unwritable_paths_are_errors_and_never_lose_the_summary(self):
         good = self.path("r.json")
         missing_dir = os.path.join(self.dir, "no", "such", "dir", "r.json")

@@ -101,8 +101,26 @@ TEST(Launcher, BuildsTheMpirunLine) {
                                           "orte_abort_on_non_zero_status", "0", "/opt/stampede/bin/stampede",
                                           "run", "lobby.lua", "--vus", "10"};
   EXPECT_EQ(mpirun_command(r), expected);
+  r.status_file = "/tmp/stampede-status-1";
+  std::vector<std::string> with_status = expected;
+  with_status.insert(with_status.begin() + 8, {"-x", "STAMPEDE_STATUS_FILE=/tmp/stampede-status-1"});
+  EXPECT_EQ(mpirun_command(r), with_status);
   r.nodes = ",";
   EXPECT_THROW(mpirun_command(r), std::invalid_argument);
+}
+
+TEST(Launcher, Rank0LeavesItsStatusForTheLauncher) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("stampede-status-test-" + std::to_string(getpid()))).string();
+  std::filesystem::remove(path);
+  EXPECT_EQ(status_told(path), std::nullopt);  // rank 0 never said (killed, or on another machine)
+  ASSERT_EQ(setenv("STAMPEDE_STATUS_FILE", path.c_str(), 1), 0);
+  tell_launcher(3);
+  unsetenv("STAMPEDE_STATUS_FILE");
+  EXPECT_EQ(status_told(path), 3);
+  EXPECT_FALSE(std::filesystem::exists(path));  // read once
+  tell_launcher(1);  // no launcher asked: nothing written
+  EXPECT_EQ(status_told(path), std::nullopt);
 }
 
 // run_mpirun over real processes, with sh standing in for mpirun.
