@@ -112,17 +112,6 @@ std::string unescape_help(std::string_view text, bool open_metrics) {
   return out;
 }
 
-bool body_ends_with_eof(std::string_view body) {
-  while (!body.empty() && (is_blank(body.back()) || body.back() == '\r' || body.back() == '\n')) {
-    body.remove_suffix(1);
-  }
-  constexpr std::string_view kEof = "# EOF";
-  if (!body.ends_with(kEof)) return false;
-  body.remove_suffix(kEof.size());
-  while (!body.empty() && is_blank(body.back())) body.remove_suffix(1);
-  return body.empty() || body.back() == '\n';
-}
-
 // One line, read left to right.
 struct Cursor {
   std::string_view s;
@@ -151,6 +140,39 @@ struct Cursor {
   std::string_view rest() const { return s.substr(std::min(i, s.size())); }
 };
 
+// A line as the parser sees it: without its '\n', and without one '\r' before it.
+std::string_view without_cr(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+bool is_blank_line(std::string_view line) {
+  return std::all_of(line.begin(), line.end(), is_blank);
+}
+
+// "# EOF", with any blanks around its two words.
+bool is_eof_line(std::string_view line) {
+  Cursor c{line};
+  c.skip_blanks();
+  if (c.done() || c.peek() != '#') return false;
+  ++c.i;
+  if (!c.skip_blanks() || c.token() != "EOF") return false;
+  c.skip_blanks();
+  return c.done();
+}
+
+// Auto's test: is the last non-blank line, read as the parser reads lines, # EOF?
+bool body_ends_with_eof(std::string_view body) {
+  while (!body.empty()) {
+    if (body.back() == '\n') body.remove_suffix(1);
+    const std::size_t start = body.rfind('\n');
+    const std::string_view line = body.substr(start == std::string_view::npos ? 0 : start + 1);
+    if (!is_blank_line(without_cr(line))) return is_eof_line(without_cr(line));
+    body.remove_suffix(line.size());
+  }
+  return false;
+}
+
 struct NameHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -170,9 +192,8 @@ class Parser {
       ++line_number;
       const std::size_t newline = body.find('\n', pos);
       const std::size_t end = newline == std::string_view::npos ? body.size() : newline;
-      std::string_view line = body.substr(pos, end - pos);
+      const std::string_view line = without_cr(body.substr(pos, end - pos));
       pos = newline == std::string_view::npos ? body.size() : newline + 1;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (!parse_line(line)) {
         result.error = ExpositionError{line_number, std::move(what_), false};
         return result;
@@ -213,7 +234,7 @@ class Parser {
     if (open_metrics_ && word == "EOF") {
       c.skip_blanks();
       if (!c.done()) return fail("unexpected " + quoted(c.rest()) + " after # EOF");
-      eof_seen_ = true;
+      eof_seen_ = true;  // the same test as is_eof_line(), which Auto uses
       return true;
     }
     if (!help && !type && !unit) return true;

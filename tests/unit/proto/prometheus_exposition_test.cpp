@@ -230,6 +230,12 @@ TEST(PrometheusExposition, AutoDetectsOpenMetricsByItsEofLine) {
   EXPECT_EQ(plain.error->message(),
             "line 1: invalid timestamp \"1700000000.5\" for \"a_total\" (0.0.4: integer milliseconds)");
   EXPECT_EQ(parsed("a_total 1 1700000000500\n").format, ExpositionFormat::Prometheus004);
+  // The test reads the last line as the parser reads lines: one '\r' before the '\n' goes,
+  // blanks around the words do not matter, anything else makes it some other line.
+  EXPECT_EQ(parsed("a 1\n \t#  EOF \r\n").format, ExpositionFormat::OpenMetrics);
+  EXPECT_EQ(parsed("a 1\n# EOF\r\r\n").format, ExpositionFormat::Prometheus004);  // found by the fuzzer
+  EXPECT_EQ(parsed("a 1\n# EOF x\n").format, ExpositionFormat::Prometheus004);
+  EXPECT_EQ(parsed("# EOF\na 1\n").format, ExpositionFormat::Prometheus004);
 }
 
 TEST(PrometheusExposition, FormatFromContentType) {
