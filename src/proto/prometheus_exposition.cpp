@@ -283,7 +283,12 @@ class Parser {
     }
     const std::string_view name = c.take_while(is_metric_name_char);
     const std::size_t index = family_for_sample(name);
-    Sample& sample = family(index).samples.emplace_back();
+    std::vector<Sample>& samples = family(index).samples;
+    // A family's samples mostly have as many labels as the one before: room for them at
+    // once instead of four reallocations of the vector for six labels (5% of the parse).
+    const std::size_t labels_before = samples.empty() ? 0 : samples.back().labels.size();
+    Sample& sample = samples.emplace_back();
+    sample.labels.reserve(labels_before);
     sample.name.assign(name);
     previous_family_ = index;
 
@@ -369,6 +374,13 @@ class Parser {
   // False when the line ends first.
   static bool read_label_value(Cursor& c, std::string& out) {
     ++c.i;  // '"'
+    // Most values have no backslash: up to the next quote in one copy.
+    const std::size_t quote = c.s.find('"', c.i);
+    if (quote != std::string_view::npos && c.s.substr(c.i, quote - c.i).find('\\') == std::string_view::npos) {
+      out.assign(c.s.substr(c.i, quote - c.i));
+      c.i = quote + 1;
+      return true;
+    }
     std::size_t run = c.i;
     while (c.i < c.s.size()) {
       const char ch = c.s[c.i];
