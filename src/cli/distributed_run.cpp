@@ -123,7 +123,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
   if (!args.quiet && !mpirun_keeps_the_job_alive())
     std::fprintf(stderr,
                  "note: this mpirun ends the whole job if a rank dies (OpenMPI's default), before rank 0 can name it; "
-                 "--out and --html are kept current, so what was measured up to then is kept either way. Add --mca "
+                 "--out and --html are rewritten after every merged second, so what was measured up to then is kept either way. Add --mca "
                  "orte_abort_on_non_zero_status 0 to mpirun (or run with --nodes) for rank 0 to report the lost rank "
                  "and finish the run.\n");
   if (args.find_limit.enabled() || (args.parallel && args.files.size() > 1)) {

@@ -1,14 +1,16 @@
 #pragma once
-// Keeps --out and --html current while a run goes (docs/design/033-results-kept-current.md),
+// Keeps --out and --html current while a run goes (docs/design/037-results-kept-current.md),
 // so that a process that never reaches the end of its run (kill -9, the OOM killer, mpirun
 // ending the job when a rank dies) leaves a valid results file: what was measured up to
 // the last complete second, with "complete": false and the reason it may have stopped.
 //
 // A thread of its own writes them, each time to a temporary file renamed over the old one
-// (a reader, or a process killed mid-write, never sees half a file): once a second, or
-// less often when writing grows costly (a long run's timeline), so that it takes at most
-// ~2% of one core. write_now() writes at once: a SIGTERM (what mpirun sends before its
-// SIGKILL, a second later) or a lost rank may be the last chance.
+// (a reader, or a process killed mid-write, never sees half a file): after each merged
+// second, or less often when writing grows costly (a long run's timeline), so that it
+// takes at most ~2% of one core. write_now() writes at once: a lost rank, or a SIGTERM,
+// may be the last chance (mpirun's SIGKILL follows its SIGTERM within milliseconds to a
+// second: the write at the SIGTERM is a best effort; the one after the last merged second
+// is what a kill cannot take away).
 //
 // What it writes comes from the runs as they report: a running scenario's figures are
 // read from its Collector and Registry (under this class's lock, so they must outlive

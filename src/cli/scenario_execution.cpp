@@ -248,9 +248,8 @@ Nanos ScenarioExecution::run() {
     // works too.
     const auto interrupt = [&](int signal) {
       ++interrupts_;
-      // mpirun ends a job whose rank died with SIGTERM, then SIGKILL a second later
-      // (OpenMPI's odls_base_sigkill_timeout): the results files are written now, in case
-      // this is all the time there is.
+      // mpirun ends a job whose rank died with SIGTERM, then SIGKILL within milliseconds
+      // to a second: the results files are written now, in case that is long enough.
       if (signal == SIGTERM && live_ != nullptr)
         live_->checkpoint().write_now(fmt::format(
             "the process was sent SIGTERM {:.1f} s into the run and did not finish writing its results (under "

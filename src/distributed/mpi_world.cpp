@@ -1,5 +1,6 @@
 #include "distributed/mpi_world.hpp"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -158,19 +159,23 @@ std::optional<std::string> World::try_receive(int from) {
   return std::move(r->bytes);
 }
 
+std::optional<std::string> World::rank0_lost(std::string_view while_doing) const {
+  const Liveness& rank0 = beats_->rank0;
+  const Nanos now = SteadyClock::monotonic_now();
+  if (rank_ == 0 || !rank0.presumed_dead(now)) return std::nullopt;
+  return fmt::format("rank {}: error: rank 0 sent nothing for {:.1f} s (its rank timeout is {:.1f} s) while this "
+                     "rank {}; it may have died",
+                     rank_, static_cast<double>(rank0.silence(now)) / kSecond,
+                     static_cast<double>(rank0.timeout()) / kSecond, while_doing);
+}
+
 std::string World::receive_from_rank0() {
-  Liveness& rank0 = beats_->rank0;
-  rank0.started(SteadyClock::monotonic_now());
+  beats_->rank0.started(SteadyClock::monotonic_now());
   for (;;) {
     if (auto bytes = try_receive(0)) return std::move(*bytes);
     take_beats();
-    const Nanos now = SteadyClock::monotonic_now();
-    if (rank0.presumed_dead(now)) {
-      std::fprintf(stderr,
-                   "rank %d: error: rank 0 sent nothing for %.1f s (its rank timeout is %.1f s) while this rank "
-                   "waited for it; it may have died\n",
-                   rank_, static_cast<double>(rank0.silence(now)) / kSecond,
-                   static_cast<double>(rank0.timeout()) / kSecond);
+    if (const auto lost = rank0_lost("waited for it")) {
+      std::fprintf(stderr, "%s\n", lost->c_str());
       std::fflush(stderr);
       abort(kRankLostStatus);
     }

@@ -69,6 +69,10 @@ class World {
   void wait_sends();
   // A message for this rank, if one has arrived (never blocks). Also takes in beats.
   std::optional<Message> poll();
+  // On a rank other than 0, after poll(): why rank 0 is presumed dead (it has beaten, and
+  // then sent nothing for its rank timeout), or nullopt while it lives. `while_doing` says
+  // what this rank was waiting for or doing ("waited for it", "ran its share").
+  std::optional<std::string> rank0_lost(std::string_view while_doing) const;
 
   // Ends the whole job now, every rank, with this exit status. Does not return.
   [[noreturn]] void abort(int status);

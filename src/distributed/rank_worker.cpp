@@ -13,12 +13,14 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "common/address_list.hpp"
 #include "distributed/rank_dump.hpp"
 #include "distributed/rank_plan.hpp"
 #include "distributed/rank_split.hpp"
+#include "distributed/rank_wait.hpp"
 #include "distributed/snapshot_wire.hpp"
 #include "distributed/start_line.hpp"
 #include "engine/measured_run.hpp"
@@ -122,6 +124,9 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
     return error;  // nobody runs; rank 0 says why
   }
 
+  // Rank 0 presumed dead while this rank runs (killed: its beats stopped): nobody is left
+  // to merge what this rank measures, so its load stops at once and the job ends.
+  std::optional<std::string> rank0_lost;
   const auto pump = [&] {
     for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
     world.progress_sends();
@@ -132,6 +137,7 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
       std::istringstream(m->payload) >> sequence >> graceful;
       if (sequence == plan.sequence) run->stop(graceful != 0);  // an old stop is for an earlier scenario
     }
+    if (!rank0_lost && (rank0_lost = world.rank0_lost("ran its share of the load"))) run->stop(false);
   };
   boost::asio::io_context& io = run->io();
   boost::asio::steady_timer timer(io);
@@ -146,6 +152,11 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   arm();
   run->start(*t0);
   run->run_to_end();
+  if (rank0_lost) {
+    std::fprintf(stderr, "%s; stopping\n", rank0_lost->c_str());
+    std::fflush(stderr);
+    world.abort(kRankLostStatus);
+  }
   for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
   world.send(0, MessageType::Done, "");
   world.wait_sends();

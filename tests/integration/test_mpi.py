@@ -157,16 +157,99 @@ class DistributedRun(unittest.TestCase):
             elapsed = time.monotonic() - started
             truth = target.truth()
         self.assertTrue(killed, "rank 2 was never found to be killed")
-        self.assertNotEqual(code, 0, f"{out}\n{err}")
+        # OpenMPI passes on the first failed process's status: the killed rank's (128 + 9).
+        self.assertEqual(code, 137, f"{out}\n{err}")
         self.assertRegex(err, r"rank 2 was lost [0-9.]+ s into the run", err)
         self.assertLess(elapsed, 15, "the run was not stopped when the rank was lost")
-        results = load(out_json)["results"][0]
+        doc = load(out_json)
+        self.assertTrue(doc["complete"])
+        self.assertFalse(doc["passed"], "a run that lost a rank passed")
+        self.assertEqual(doc["verdict"], "rank lost")
+        self.assertRegex(doc["reason"], r"^rank 2 was lost [0-9.]+ s into the run \(sent nothing")
+        results = doc["results"][0]
+        self.assertFalse(results["passed"])
+        self.assertEqual(results["verdict"], "rank lost")
         self.assertEqual([l["rank"] for l in results["lost_ranks"]], [2], results.get("lost_ranks"))
         self.assertIn("sent nothing", results["lost_ranks"][0]["reason"])
         counts = results["metrics"]
         # What ranks 0 and 1 (and rank 2 until it died) measured is there.
         self.assertGreater(counts["http.request"]["count"], 60)
         self.assertLessEqual(counts["http.request"]["count"], truth["count"])
+
+    def kill_rank_once_measured(self, p, path, rank, sig, out_json, seconds=3):
+        """Sends SIG to rank RANK of the job running PATH once OUT_JSON (kept current while
+        the run goes) holds SECONDS seconds; returns the number of seconds it then held."""
+        pid = rank_pid(rank, path, timeout=20)
+        self.assertIsNotNone(pid, f"rank {rank} never started")
+        deadline = time.monotonic() + 30
+        held = 0
+        while p.poll() is None and time.monotonic() < deadline and held < seconds:
+            time.sleep(0.1)
+            try:
+                held = len(load(out_json)["results"][0]["timeline"])
+            except (OSError, ValueError, KeyError, IndexError):
+                pass  # not written yet
+        self.assertGreaterEqual(held, seconds, "the results file was not kept current")
+        os.kill(pid, sig)
+        return held
+
+    def test_under_plain_mpirun_a_killed_rank_ends_the_job_but_not_the_results(self):
+        # mpirun's default ends the job when a rank dies: SIGTERM to the others, SIGKILL a
+        # second later. What rank 0 measured until then is on disk, marked incomplete.
+        with Target() as target:
+            path = self.scenario(target.url, 60, "30s")
+            out_json = os.path.join(self.dir, "r.json")
+            p = mpirun(["run", path, "--threads", "1", "--out", out_json], keep_going=False)
+            held = self.kill_rank_once_measured(p, path, 2, signal.SIGKILL, out_json)
+            code, out, err = finish(p, timeout=40)
+            truth = target.truth()
+        self.assertEqual(code, 137, f"{out}\n{err}")
+        self.assertIn("note: this mpirun ends the whole job if a rank dies", err)
+        doc = load(out_json)
+        self.assertFalse(doc["complete"])
+        self.assertFalse(doc["passed"])
+        self.assertEqual(doc["verdict"], "incomplete")
+        # Rank 0 rewrites the file at mpirun's SIGTERM, but its SIGKILL follows within
+        # milliseconds to a second: either write may be the last.
+        self.assertRegex(doc["reason"], r"^(the process was sent SIGTERM|written while the run went on)", err)
+        results = doc["results"][0]
+        self.assertGreaterEqual(len(results["timeline"]), held)
+        self.assertGreater(results["metrics"]["http.request"]["count"], 0)
+        self.assertLessEqual(results["metrics"]["http.request"]["count"], truth["count"])
+
+    def test_a_killed_rank_0_leaves_its_last_complete_second(self):
+        with Target() as target:
+            path = self.scenario(target.url, 60, "30s")
+            out_json = os.path.join(self.dir, "r.json")
+            p = mpirun(["run", path, "--quiet", "--threads", "1", "--out", out_json, "--rank-timeout", "2s"])
+            held = self.kill_rank_once_measured(p, path, 0, signal.SIGKILL, out_json)
+            finish(p, timeout=40)
+        doc = load(out_json)
+        self.assertFalse(doc["complete"])
+        self.assertEqual(doc["verdict"], "incomplete")
+        self.assertIn("the process ended before it could write the end of the run", doc["reason"])
+        results = doc["results"][0]
+        # Killed within a second of seeing HELD seconds on disk: no later second was merged
+        # without being written (the file is rewritten within a second of each merged one).
+        self.assertIn(len(results["timeline"]), (held, held + 1))
+        self.assertEqual(results["metrics"]["iterations"]["count"], sum(s["iterations"] for s in results["timeline"]))
+
+    def test_nodes_exits_3_for_a_lost_rank_whether_it_died_or_stalled(self):
+        for sig in (signal.SIGKILL, signal.SIGSTOP):
+            with self.subTest(signal=sig.name), Target() as target:
+                path = self.scenario(target.url, 60, "30s")
+                out_json = os.path.join(self.dir, f"r-{sig.name}.json")
+                p = subprocess.Popen([BIN, "run", path, "--quiet", "--threads", "1", "--nodes", "localhost",
+                                      "--procs-per-node", "3", "--rank-timeout", "2s", "--out", out_json],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env())
+                self.kill_rank_once_measured(p, path, 2, sig, out_json, seconds=2)
+                code, out, err = finish(p, timeout=40)
+                self.assertEqual(code, 3, f"{out}\n{err}")
+                doc = load(out_json)
+                self.assertTrue(doc["complete"])
+                self.assertEqual(doc["verdict"], "rank lost")
+                self.assertFalse(doc["passed"])
+                self.assertIn("rank 2 was lost", doc["reason"])
 
     def test_nodes_runs_itself_under_mpirun(self):
         with Target() as target:
