@@ -15,9 +15,11 @@ defmodule Stampede.Probe.Exposition do
   def sample(name, labels, value), do: [name, labels(labels), ?\s, number(value), ?\n]
 
   def labels([]), do: []
+  def labels(labels), do: [?{, label_text(labels), ?}]
 
-  def labels(labels) do
-    [?{, Enum.map_intersperse(labels, ?,, fn {k, v} -> [k, "=\"", escape_label(v), ?"] end), ?}]
+  @doc "`name=\"value\",...` without the braces, as a binary."
+  def label_text(labels) do
+    labels |> Enum.map_intersperse(?,, fn {k, v} -> [k, "=\"", escape_label(v), ?"] end) |> IO.iodata_to_binary()
   end
 
   def number(n) when is_integer(n), do: Integer.to_string(n)
@@ -58,12 +60,21 @@ defmodule Stampede.Probe.Exposition do
 
   defp utf8(s), do: if(String.valid?(s), do: s, else: inspect(s))
 
+  # A byte loop rather than :binary.match/2, which would compile its pattern on every call.
   defp escape_label(v) do
-    case :binary.match(v, ["\\", "\"", "\n"]) do
-      :nomatch -> v
-      _ -> v |> String.replace("\\", "\\\\") |> String.replace("\"", "\\\"") |> String.replace("\n", "\\n")
+    if special?(v, true) do
+      v |> String.replace("\\", "\\\\") |> String.replace("\"", "\\\"") |> String.replace("\n", "\\n")
+    else
+      v
     end
   end
 
-  defp escape_help(h), do: h |> String.replace("\\", "\\\\") |> String.replace("\n", "\\n")
+  defp escape_help(h) do
+    if special?(h, false), do: h |> String.replace("\\", "\\\\") |> String.replace("\n", "\\n"), else: h
+  end
+
+  defp special?(<<c, _::binary>>, _quote?) when c == ?\\ or c == ?\n, do: true
+  defp special?(<<?", _::binary>>, true), do: true
+  defp special?(<<_, rest::binary>>, quote?), do: special?(rest, quote?)
+  defp special?(<<>>, _quote?), do: false
 end
