@@ -66,7 +66,7 @@ class ElixirTest(unittest.TestCase):
     def test_exunit_suite(self):
         r = self.mix(["test", "--no-deps-check"])
         self.assertEqual(r.returncode, 0, r.stdout[-4000:] + r.stderr[-4000:])
-        self.assertRegex(r.stdout, r"\b1 doctest, 30 tests, 0 failures")
+        self.assertRegex(r.stdout, r"\b1 doctest, 31 tests, 0 failures")
 
     def test_mix_stampede_run_exits_with_the_runs_status(self):
         with Target(delay="fixed:5") as target:

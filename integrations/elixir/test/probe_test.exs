@@ -227,6 +227,22 @@ defmodule Stampede.ProbeTest do
     end
   end
 
+  test "the README's metrics reference lists exactly the families a scrape has" do
+    {pid, _port} = start_probe(repos: [[:my_app, :repo]])
+    scraped = pid |> scrape() |> Map.keys() |> Enum.sort()
+
+    [_, reference] = String.split(File.read!(Path.expand("../README.md", __DIR__)), "### Metrics reference")
+    [reference | _] = String.split(reference, "\n### ")
+
+    documented =
+      for "| `" <> _ = row <- String.split(reference, "\n"),
+          [_, first_cell | _] = String.split(row, "|"),
+          [_, name] <- Regex.scan(~r/`([a-z_]+)`/, first_cell),
+          do: name
+
+    assert Enum.sort(documented) == scraped
+  end
+
   describe "options" do
     test "an unknown option or a bad value raises, naming it" do
       error = assert_raise ArgumentError, fn -> Stampede.Probe.start_link(prot: 9568) end
