@@ -105,8 +105,21 @@ defmodule Stampede.Probe do
   """
   @spec scrape(GenServer.server()) :: binary
   def scrape(probe \\ __MODULE__) do
-    %{deltas: deltas, tab: tab, families: families, handlers: handlers, opts: opts} = GenServer.call(probe, :scrape)
+    %{tab: tab} = context = GenServer.call(probe, :scrape)
 
+    # Rendering makes short-lived terms in proportion to the histogram rows. In a process of
+    # its own whose heap is that size from the start it needs no garbage collection, and
+    # the whole heap is freed at once when it ends; the text (a refc binary) is not copied.
+    heap_words = 10_000 + 300 * :ets.info(tab, :size)
+    {pid, ref} = :erlang.spawn_opt(fn -> exit({:rendered, render(context)}) end, [:monitor, min_heap_size: heap_words])
+
+    receive do
+      {:DOWN, ^ref, :process, ^pid, {:rendered, text}} -> text
+      {:DOWN, ^ref, :process, ^pid, reason} -> exit({reason, {__MODULE__, :scrape, [probe]}})
+    end
+  end
+
+  defp render(%{deltas: deltas, tab: tab, families: families, handlers: handlers, opts: opts}) do
     IO.iodata_to_binary([
       Beam.render(deltas, opts),
       Telemetry.render(tab, families),

@@ -23,7 +23,12 @@ defmodule Stampede.Probe.Exposition do
   end
 
   def number(n) when is_integer(n), do: Integer.to_string(n)
-  def number(n) when is_float(n), do: Float.to_string(n)
+  # OTP 25's shortest round-trip form is several times faster than Float.to_string/1's.
+  if String.to_integer(System.otp_release()) >= 25 do
+    def number(n) when is_float(n), do: :erlang.float_to_binary(n, [:short])
+  else
+    def number(n) when is_float(n), do: Float.to_string(n)
+  end
   def number(:infinity), do: "+Inf"
 
   @doc """
