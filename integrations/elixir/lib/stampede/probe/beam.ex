@@ -163,11 +163,9 @@ defmodule Stampede.Probe.Beam do
         end
       end)
 
-    {kind, process, pid_text} =
-      case pid && identify(pid) do
-        nil -> {"none", "", ""}
-        {kind, process} -> {kind, process, List.to_string(:erlang.pid_to_list(pid))}
-      end
+    # No pid label: Stampede keeps one timeline series per label set, and the pid would make
+    # a new one each time another process of the same LiveView or channel is the longest.
+    {kind, process} = if pid, do: identify(pid), else: {"none", ""}
 
     [
       X.family(
@@ -177,7 +175,7 @@ defmodule Stampede.Probe.Beam do
         [
           X.sample(
             "erlang_vm_largest_message_queue_length",
-            [{"process", process}, {"kind", kind}, {"pid", pid_text}],
+            [{"process", process}, {"kind", kind}],
             max
           )
         ]
