@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -102,6 +103,27 @@ bool placeholders_valid(const json::value& v, std::size_t count) {
   return true;
 }
 
+// JSON.parse reads 1e400 as Infinity and JSON.stringify writes Infinity as null; Boost
+// writes "Infinity", which no JSON parser reads. So an encoder must write null too.
+bool has_non_finite(const json::value& v) {
+  if (v.is_double()) return !std::isfinite(v.get_double());
+  if (const json::array* a = v.if_array()) return std::any_of(a->begin(), a->end(), has_non_finite);
+  if (const json::object* o = v.if_object()) {
+    return std::any_of(o->begin(), o->end(), [](const json::key_value_pair& kv) { return has_non_finite(kv.value()); });
+  }
+  return false;
+}
+
+void null_non_finite(json::value& v) {
+  if (v.is_double() && !std::isfinite(v.get_double())) {
+    v = nullptr;
+  } else if (json::array* a = v.if_array()) {
+    for (json::value& e : *a) null_non_finite(e);
+  } else if (json::object* o = v.if_object()) {
+    for (json::key_value_pair& kv : *o) null_non_finite(kv.value());
+  }
+}
+
 }  // namespace
 
 std::string_view packet_type_name(PacketType type) {
@@ -160,7 +182,15 @@ std::string encode(const Packet& packet) {
     out += ',';
   }
   if (packet.id) out += std::to_string(*packet.id);
-  if (packet.data) out += json::serialize(*packet.data);
+  if (packet.data) {
+    if (has_non_finite(*packet.data)) {
+      json::value copy = *packet.data;
+      null_non_finite(copy);
+      out += json::serialize(copy);
+    } else {
+      out += json::serialize(*packet.data);
+    }
+  }
   return out;
 }
 

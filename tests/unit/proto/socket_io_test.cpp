@@ -220,6 +220,12 @@ TEST(SocketIo, EncodingRefusesPacketsNoPeerAccepts) {
   EXPECT_EQ(encode(binary), R"(51-["a",{"_placeholder":true,"num":0}])");
 }
 
+TEST(SocketIo, NumbersTooLargeForADoubleAreWrittenAsJsonStringifyDoes) {
+  // JSON.parse reads 1e999 as Infinity, JSON.stringify writes it as null.
+  const Packet p = decoded(R"(2["n",1e999,[-1e999],{"x":1e999}])");
+  EXPECT_EQ(encode(p), R"(2["n",null,[null],{"x":null}])");
+}
+
 TEST(SocketIo, EncodedPacketsDecodeToThemselves) {
   for (const Vector& v : vectors()) {
     const Packet p = decoded(encode(v.packet));
