@@ -176,6 +176,9 @@ SseEvent EventStreamParser::next() {
     const bool produced = interpret_line(line, event);
     line_.clear();
     if (produced) return event;
+    // The line fitted, but decoding may have grown it: each byte that is not UTF-8 becomes a
+    // three-byte U+FFFD.
+    if (buffered() > limits_.max_event_bytes) return fail();
   }
   spill_.clear();
   return event;  // NeedMore

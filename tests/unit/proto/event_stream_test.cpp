@@ -200,6 +200,10 @@ TEST(EventStream, EventsLargerThanTheLimitAreAnError) {
   seen = run(chunks, limits);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].kind, Kind::Error);
+  // Bytes that are not UTF-8 triple in size as U+FFFD: the decoded buffers count.
+  seen = run({"data: " + std::string(30, '\xff') + "\n"}, limits);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].kind, Kind::Error);
   // Events under the limit pass, however many.
   chunks.assign(100, "data: 0123456789\n\n");
   EXPECT_EQ(run(chunks, limits).size(), 100u);
