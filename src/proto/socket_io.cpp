@@ -167,7 +167,8 @@ std::string encode(const Packet& packet) {
   if (packet.data) {
     const std::string problem = data_problem(type, *packet.data);
     if (!problem.empty()) throw std::invalid_argument("socket.io: " + problem);
-    if (!placeholders_valid(*packet.data, packet.attachments.size())) {
+    // Only a binary packet's placeholders stand for attachments; elsewhere they are data.
+    if (is_binary_type(type) && !placeholders_valid(*packet.data, packet.attachments.size())) {
       throw std::invalid_argument("socket.io: a placeholder names no attachment");
     }
   }

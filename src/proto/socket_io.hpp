@@ -68,7 +68,7 @@ const std::string* attachment_of(const Packet& packet, const boost::json::value&
 // sent after it, one binary Engine.IO message each. Throws std::invalid_argument for data that
 // does not fit the type (see above), a namespace that does not start with "/" or holds ",",
 // an ack id above kMaxAckId, attachments on a type that cannot carry them or a binary type
-// without any, or a placeholder whose num is not an attachment.
+// without any, or (in a binary packet) a placeholder whose num is not an attachment.
 std::string encode(const Packet& packet);
 
 // Reassembles packets from the Engine.IO messages that carry them: a text message starts a

@@ -215,6 +215,8 @@ TEST(SocketIo, EncodingRefusesPacketsNoPeerAccepts) {
   Packet huge_id = with(PacketType::Event, R"(["a"])");
   huge_id.id = kMaxAckId + 1;
   EXPECT_THROW(encode(huge_id), std::invalid_argument);
+  // Outside a binary packet a placeholder is plain data.
+  EXPECT_EQ(encode(with(PacketType::Event, R"(["a",{"_placeholder":true,"num":1}])")), R"(2["a",{"_placeholder":true,"num":1}])");
   // An explicit BINARY_EVENT with attachments is written as one.
   Packet binary = with(PacketType::BinaryEvent, R"(["a",{"_placeholder":true,"num":0}])", {"x"});
   EXPECT_EQ(encode(binary), R"(51-["a",{"_placeholder":true,"num":0}])");
