@@ -8,7 +8,8 @@
 //   data: CONNECT an object (optional), DISCONNECT none, EVENT an array whose first element is
 //         the event name (a string that is not reserved, or a number), ACK an array,
 //         CONNECT_ERROR a string or an object
-//   42["chat message","hi"]   451-/chat,7["upload",{"_placeholder":true,"num":0}]
+//   2["chat message","hi"]    51-/chat,7["upload",{"_placeholder":true,"num":0}]
+//   (on the wire each follows Engine.IO's message type: 42["chat message","hi"])
 //
 // Binary data: an EVENT or ACK whose arguments hold bytes is sent as BINARY_EVENT/BINARY_ACK;
 // each byte string becomes a {"_placeholder":true,"num":i} object in the JSON and travels
