@@ -1,7 +1,8 @@
 #pragma once
 // Reading a Phoenix frame's JSON element by element, without a DOM (phoenix_message.hpp: the
 // decoders validate the whole frame in one pass). Header-only so the decoders' hot path stays
-// inlined. Internal to phoenix_message_*.cpp.
+// inlined. Internal to proto/: phoenix_message_*.cpp, and the envelopes read the same way
+// (phoenix_longpoll.cpp, graphql_ws.cpp).
 #include <boost/json/basic_parser_impl.hpp>
 #include <cstddef>
 #include <cstdint>
