@@ -11,11 +11,12 @@
 #include "record/har_reader.hpp"
 #include "record/lua_writer.hpp"
 #include "record/scenario_builder.hpp"
+#include "test_paths.hpp"
 
 namespace stampede::record {
 namespace {
 
-const auto kVectors = std::filesystem::path(__FILE__).parent_path() / "../../vectors/har";
+const auto kVectors = stampede::testing::tests_dir() / "vectors/har";
 
 std::string convert(const std::string& dialect, const std::string& name) {
   const auto read = read_har_file((kVectors / (dialect + ".har")).string());
