@@ -51,6 +51,13 @@ double number_of(const json::object& object, std::string_view key, double fallba
   return fallback;
 }
 
+// A number that must fit an int (statuses, opcodes): anything else, NaN or out of range, is `fallback`.
+int int_of(const json::object& object, std::string_view key, int fallback) {
+  const double d = number_of(object, key, fallback);
+  if (!(d >= -1e9 && d <= 1e9)) return fallback;
+  return static_cast<int>(d);
+}
+
 const json::object* object_of(const json::object& object, std::string_view key) {
   const auto* value = object.if_contains(key);
   return value != nullptr ? value->if_object() : nullptr;
@@ -346,7 +353,7 @@ class HarHandler {
     if (exchange.method.empty() || exchange.url.empty() || is_cut(exchange.url))
       return stop(ec, "a HAR entry has no request method or URL (entry " + std::to_string(entries_) + ")");
     if (const auto* response = object_of(entry, "response")) {
-      exchange.status = static_cast<int>(number_of(*response, "status"));
+      exchange.status = int_of(*response, "status", 0);
       exchange.response_headers = headers_of(*response);
       if (const auto* content = object_of(*response, "content")) {
         exchange.response_mime = std::string(string_of(*content, "mimeType"));
@@ -375,7 +382,7 @@ class HarHandler {
         const auto* message = item.if_object();
         if (message == nullptr) continue;
         const auto type = string_of(*message, "type");
-        const auto opcode = static_cast<int>(number_of(*message, "opcode", 1));
+        const auto opcode = int_of(*message, "opcode", 1);
         if ((type != "send" && type != "receive") || (opcode != 1 && opcode != 2)) continue;  // control frames
         const auto data = string_of(*message, "data");
         if (is_cut(data)) {
