@@ -66,6 +66,7 @@ ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const Run
   header.cpu_policy = engine::cpu_policy_name(args.cpu_policy);
   header.ranks = share != nullptr && share->peers != nullptr ? share->peers->ranks() : 1;
   output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, run_.collector(), live_);
+  output_->list_every_metric(args.summary_all);
 }
 
 ScenarioExecution::~ScenarioExecution() = default;
