@@ -26,15 +26,21 @@ while (($#)); do
     *) echo "build-image: unknown option $1" >&2; exit 2 ;;
   esac
 done
+context=$(realpath -m "$context")
 read -r -a podman <<< "${PODMAN:-podman}"
 started=$(date +%s)
 phase() { printf 'build-image: %s (at %ss)\n' "$*" "$(( $(date +%s) - started ))" >&2; }
 
+# The context is made anew each time; a folder this script did not make is not removed.
+if [ -e "$context" ] && [ ! -e "$context/.build-image-context" ]; then
+  echo "build-image: $context exists and is not a context this script made: give another --context" >&2; exit 2
+fi
 rm -rf "$context"
 mkdir -p "$context/image" "$context/source" "$context/prebuilt"
+: > "$context/.build-image-context"
 if [ -z "${CONTAINERS_CONF:-}" ]; then
   scripts/container/podman-conf.sh > "$context/containers.conf"
-  export CONTAINERS_CONF=$PWD/$context/containers.conf
+  export CONTAINERS_CONF=$context/containers.conf
 fi
 
 if [ -n "$rootfs" ]; then
@@ -48,7 +54,7 @@ cp deploy/container/ssh_config deploy/container/sshd_config "$context/image/"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$prebuilt" ]; then
   phase "installing $prebuilt into the context"
-  DESTDIR=$PWD/$context/prebuilt cmake --install "$prebuilt" --prefix /usr/local --strip >/dev/null
+  DESTDIR=$context/prebuilt cmake --install "$prebuilt" --prefix /usr/local --strip >/dev/null
   scripts/container/runtime-depends.sh "$context/prebuilt/usr/local/bin/stampede" > "$context/prebuilt/depends"
   from=prebuilt
 else
