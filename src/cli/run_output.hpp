@@ -36,6 +36,8 @@ class RunOutput {
   int finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds);
   // The whole run, after finish().
   const report::ScenarioResult& result() const { return result_; }
+  // Since the run's start (0 before it). On the thread that called started().
+  Nanos elapsed() const { return t0_ > 0 ? SteadyClock::monotonic_now() - t0_ : 0; }
 
  private:
   void clear_progress_locked();
