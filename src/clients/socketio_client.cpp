@@ -382,6 +382,14 @@ void SocketIoClient::on_socket_packet(sio::Packet& packet) {
         }
         ack = next;
       }
+      // No namespace left: the connection has no use, and socket.io-client's Manager closes
+      // it (so the transport's end that follows is not a second disconnect).
+      bool any = false;
+      for (const auto& [name, ns] : namespaces_) any = any || ns.state != Namespace::State::Disconnected;
+      if (!any && state_ == State::Open) {
+        if (ws_) ws_->close_by_scenario(proto::ws::close_code::kNormal, {});
+        end(std::string(kServerDisconnect), "the server disconnected every namespace", /*counted=*/true);
+      }
       return;
     }
     case sio::PacketType::Event:
