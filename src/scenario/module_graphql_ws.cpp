@@ -299,7 +299,7 @@ function Client:query(query, opts)
 end
 
 function Client:unsubscribe(id) c.complete(self._h, id) end
-Client.complete = Client.unsubscribe
+function Client:complete(id) c.complete(self._h, id) end
 function Client:finished(id) return c.finished(self._h, id) end
 function Client:close() c.close(self._h) end
 function Client:is_open() return c.is_open(self._h) end

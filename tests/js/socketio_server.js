@@ -12,6 +12,7 @@
 //   ask ()                emits "question" asking for an ack; once acked, emits "answered" with the ack's arguments
 //   kick ()               the server disconnects this socket (DISCONNECT: "io server disconnect")
 //   broadcast (data)      emits "news" with data to every socket of the namespace
+//   ticks (ms)            emits "tick" with a counter to this socket every ms, until it disconnects
 // /stats (HTTP GET): {connections, sockets: {"/": n, "/chat": n}} now.
 // Misbehaving Engine.IO endpoints, reached with the client's path option:
 //   /garbage/   answers the WebSocket with text that is not Engine.IO
@@ -62,6 +63,11 @@ function handlers(nsp) {
     socket.on('ask', () => socket.emit('question', 'what?', (...answer) => socket.emit('answered', ...answer)));
     socket.on('kick', () => socket.disconnect(true));
     socket.on('broadcast', (data) => nsp.emit('news', data));
+    socket.on('ticks', (ms) => {
+      let n = 0;
+      const timer = setInterval(() => socket.emit('tick', n++), ms);
+      socket.on('disconnect', () => clearInterval(timer));
+    });
   });
 }
 handlers(io.of('/'));
