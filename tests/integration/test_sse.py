@@ -3,10 +3,12 @@ streams, reconnection with Last-Event-ID and retry:, CRLF/CR/BOM), against misbe
 (each an error with a reason, never a hang), and the built-in target's /events checked by the
 npm `eventsource` client."""
 import json
+import os
+import subprocess
 import unittest
 import urllib.request
 
-from harness import Target, run, write_scenario, main
+from harness import Target, run, temp_dir, write_scenario, main
 from node_peer import NodePeer, node
 
 
@@ -122,6 +124,26 @@ class Sse(unittest.TestCase):
   stampede.check("target ids", table.concat(ids, ",") == "1,2,3,4")
 """), "--quiet"])
         self.assertChecksPass(r, 1)
+
+    def test_over_tls(self):
+        # A self-signed certificate for 127.0.0.1: accepted with insecure = true, refused
+        # (reason tls) without it.
+        d = temp_dir()
+        key, cert = os.path.join(d, "key.pem"), os.path.join(d, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        with NodePeer("sse_server.js", "--tls", key, cert) as peer:
+            url = peer.url.replace("http://", "https://")
+            r = run(["run", scenario(f"""
+  local s = sse.connect("{url}/events?count=2&retry=20", {{ insecure = true }})
+  local ids = {{}}
+  for i = 1, 3 do ids[i] = s:await({{ timeout = "3s" }}).id end
+  stampede.check("events over TLS, across a reconnection", table.concat(ids, ",") == "1,2,3")
+  local ok, err = pcall(sse.connect, "{url}/events", {{ timeout = "3s" }})
+  stampede.check("an unknown certificate is refused", not ok and err.reason == "tls")
+"""), "--quiet"])
+        self.assertChecksPass(r, 2)
 
     def test_bad_options_are_clear_errors(self):
         with Target() as target:

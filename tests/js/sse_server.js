@@ -1,7 +1,9 @@
 // An independent Server-Sent Events server for Stampede's SSE client tests, on Node's own
 // `http` module (chunked responses, as Express and most Node apps send them).
 //
-//   node tests/js/sse_server.js PORT      (0 picks a free port; prints "listening <port>")
+//   node tests/js/sse_server.js PORT [--tls KEY CERT]   (0 picks a free port; prints "listening <port>")
+//
+// With --tls it serves HTTPS (Node's `https`) with that key and certificate.
 //
 // Well-behaved routes:
 //   /events?count=N&retry=MS&event=T&rate=R
@@ -22,7 +24,9 @@
 //   /huge       one event of 2 MiB
 'use strict';
 
+const fs = require('fs');
 const http = require('http');
+const https = require('https');
 
 const port = Number(process.argv[2]);
 const seen = [];
@@ -31,7 +35,13 @@ function eventStream(res) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
 }
 
-const server = http.createServer((req, res) => {
+const tlsAt = process.argv.indexOf('--tls');
+const create = tlsAt > 0
+  ? (handler) => https.createServer({ key: fs.readFileSync(process.argv[tlsAt + 1]),
+    cert: fs.readFileSync(process.argv[tlsAt + 2]) }, handler)
+  : (handler) => http.createServer(handler);
+
+const server = create((req, res) => {
   const url = new URL(req.url, 'http://x');
   const q = url.searchParams;
   switch (url.pathname) {
