@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build: Python for the integration harness (standard library
 # only), Node.js with the npm packages in tests/js (the official phoenix client and the ws
-# server, independent peers for our target and our client; playwright-core, which drives
+# server, independent peers for our target and our client; the graphql-ws,
+# subscriptions-transport-ws and socket.io servers and the eventsource client, peers of the
+# streaming clients; playwright-core, which drives
 # Debian's Chromium through the HTML report and the dashboard; Ajv, which checks results
 # files against schema/results.schema.json), Chromium itself with a font, so that
 # screenshots show text, the official Prometheus Python client, whose parser reads
@@ -21,6 +23,8 @@ command -v luac5.1 >/dev/null || need+=(lua5.1)
 # CPack's .deb (tests/package): `file` finds the binaries whose libraries dpkg-shlibdeps reads.
 command -v file >/dev/null || need+=(file)
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
+# The openssl command makes a throwaway certificate for the SSE client's TLS test.
+command -v openssl >/dev/null || need+=(openssl)
 # The container image test (tests/container): mmdebstrap makes the Debian root filesystem,
 # rootful podman builds and runs the image (runc: crun refuses hybrid cgroup hierarchies),
 # ssh-keygen makes the key an MPI operator would mount, PyYAML reads the MPIJob example.

@@ -133,6 +133,10 @@ void Connection::dispatch(Nanos received_at) {
     answer_websocket(slot, path, query);
     return;
   }
+  if (path == kEventStreamPath && (request.method == "GET" || request.method == "POST")) {
+    answer_event_stream(slot, query);
+    return;
+  }
 
   const auto match = worker_.shared().routes->find(request.method, path);
   slot.measured = match.route == nullptr || match.route->measured;
@@ -216,6 +220,30 @@ void Connection::hand_over_to_websocket() {
   upgrade_.reset();
   // Posted: the WebSocket reads into the same scratch buffer this read may still be using.
   asio::post(worker_.io(), [websocket] { websocket->start(); });
+}
+
+void Connection::answer_event_stream(PendingResponse& slot, std::string_view query) {
+  // A stream is not a calibrated request: neither held nor counted in the truth.
+  slot.measured = false;
+  slot.ready = true;
+  auto answer = plan_event_stream(parser_.request(), query);
+  if (!answer.plan) {
+    slot.response.set_owned(400, kText, std::move(answer.error));
+    return;
+  }
+  // Written like an upgrade's 101: the head goes out as it is, then the socket is handed over.
+  slot.upgrade = true;
+  slot.response.body = event_stream_head(*answer.plan);
+  event_stream_ = std::make_unique<EventStreamPlan>(std::move(*answer.plan));
+  reading_ = false;  // nothing after this request is read as HTTP
+}
+
+void Connection::hand_over_to_event_stream() {
+  closed_ = true;
+  linger_timer_.cancel();
+  auto stream = std::make_shared<EventStreamConnection>(worker_, std::move(socket_), std::move(*event_stream_));
+  event_stream_.reset();
+  asio::post(worker_.io(), [stream] { stream->start(); });
 }
 
 void Connection::hold(PendingResponse& slot, Nanos delay) {
@@ -314,6 +342,10 @@ void Connection::finish_write() {
   out_.clear();
   if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
 
+  if (upgraded && event_stream_) {
+    hand_over_to_event_stream();
+    return;
+  }
   if (upgraded) {
     hand_over_to_websocket();
     return;

@@ -18,6 +18,7 @@
 #include "common/clock.hpp"
 #include "proto/http_request_parser.hpp"
 #include "target/asio_types.hpp"
+#include "target/event_stream.hpp"
 #include "target/response_queue.hpp"
 #include "target/websocket_upgrade.hpp"
 
@@ -42,6 +43,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void answer_control(PendingResponse& slot, std::string_view path, std::string_view method);
   void answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query);
   void hand_over_to_websocket();
+  void answer_event_stream(PendingResponse& slot, std::string_view query);
+  void hand_over_to_event_stream();
   void hold(PendingResponse& slot, Nanos delay);
   void answer_bad_request();
   void peer_closed_sending();
@@ -64,6 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ResponseQueue queue_;
   std::string out_;               // the bytes of the write in flight
   std::unique_ptr<WsPlan> upgrade_;  // an accepted upgrade, until its 101 is written
+  std::unique_ptr<EventStreamPlan> event_stream_;  // GET /events, until its head is written
   std::size_t in_flight_ = 0;     // queue slots covered by that write
   Timer linger_timer_;
   bool reading_ = true;           // false once no further request will be read
