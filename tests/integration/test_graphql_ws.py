@@ -60,7 +60,7 @@ class GraphqlWs(unittest.TestCase):
         self.assertGreaterEqual(len(rows), at_least, r)
         for line in rows:
             self.assertIn("100.00%", line, r)
-        self.assertRegex(r.out, r"iteration.errors\s+0\s", r)
+        self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
 
     def flow(self, path, sub, refused, *flags):
         with NodePeer("graphql_server.js", *flags) as peer:

@@ -75,7 +75,7 @@ class SocketIo(unittest.TestCase):
         self.assertGreaterEqual(len(rows), at_least, r)
         for line in rows:
             self.assertIn("100.00%", line, r)
-        self.assertRegex(r.out, r"iteration.errors\s+0\s", r)
+        self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
 
     def flow(self, transport):
         with NodePeer("socketio_server.js", "--ping-interval", "200", "--ping-timeout", "300") as peer:

@@ -27,7 +27,7 @@ return {{ options = {{ {opts} }},
 class Sse(unittest.TestCase):
     def assertChecksPass(self, r, at_least=1):
         self.assertEqual(r.code, 0, r)
-        self.assertNotIn("iteration.errors         1", r.out, r)
+        self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
         rows = [line for line in r.out.split("\nchecks\n", 1)[1].splitlines() if "%" in line and line.startswith("  ")]
         self.assertGreaterEqual(len(rows), at_least, r)
         for line in rows:
