@@ -14,6 +14,11 @@ need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+# clang for the sanitizer and fuzzer tree (scripts/test.sh), wrk for the benches' closed-loop
+# reference: the test command's, not the first build's (the README's first command is quick).
+command -v clang++-14 >/dev/null || need+=(clang-14)
+dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "install ok installed" || need+=(libclang-rt-14-dev)
+command -v wrk >/dev/null || need+=(wrk)
 # Debian's Elixir (mix and ExUnit) for integrations/elixir; it needs no Hex.
 command -v mix >/dev/null || need+=(elixir)
 # luac5.1 compiles the type definitions (types/) and templates as a syntax check. Not Debian's
