@@ -17,6 +17,10 @@
 
 namespace stampede::proto {
 
+// What a client sends first on an HTTP/2 connection (RFC 9113 3.4): how a server that also
+// speaks HTTP/1.1 on the port recognises h2c with prior knowledge.
+inline constexpr std::string_view kHttp2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
 struct Http2ServerLimits {
   // SETTINGS_MAX_CONCURRENT_STREAMS: the common servers' default (Cowboy, Bandit, nginx use 100-128).
   std::uint32_t max_concurrent_streams = 100;
