@@ -16,8 +16,8 @@
 //   /stats           200, JSON: {"max_open_slow": n} since the start (and resets it)
 //   /stall           never answers
 //   /rst?code=N      resets the stream with RST_STREAM code N
-//   /goaway?code=N   sends GOAWAY with code N (last stream: the one before this), then closes
-//                    the connection once the streams it let through are done
+//   /goaway?code=N&times=K  the first K (default 1): GOAWAY with code N and the stream before
+//                    this one as the last, the connection closed 100 ms later; then 200
 //   /destroy         closes the connection at once, without GOAWAY
 //   /upload          (POST) 200, JSON: the body's length and a checksum of its bytes
 'use strict';
@@ -50,6 +50,21 @@ const server = tls
     })
   : http2.createServer({ settings });
 
+// The connections' sockets, to close one without the GOAWAY Node's own close would send
+// (an HTTP/2 session's socket may not be touched through the session).
+const sockets = new Set();
+server.on('connection', (socket) => {
+  sockets.add(socket);
+  socket.on('close', () => sockets.delete(socket));
+});
+const rawSocketOf = (session) => {
+  for (const socket of sockets) {
+    if (socket.remotePort === session.socket.remotePort) return socket;
+  }
+  return { destroy: () => session.destroy() };
+};
+
+let goaways = 0;
 let openSlow = 0;
 let maxOpenSlow = 0;
 const gzipped = zlib.gzipSync(Buffer.from('compressed '.repeat(1000)));
@@ -111,14 +126,21 @@ server.on('stream', (stream, headers) => {
         stream.close(Number(query.get('code')));
         break;
       case '/goaway': {
+        // The first `times` requests (default 1) get a GOAWAY that leaves their stream out
+        // (its last stream id is the one before); the connection closes 100 ms later. Later
+        // requests are answered: that is where a retried request lands.
+        goaways += 1;
+        if (goaways > Number(query.get('times') || 1)) {
+          send(200, 'after goaway');
+          break;
+        }
         const session = stream.session;
         session.goaway(Number(query.get('code')), stream.id - 2);
-        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
-        setTimeout(() => session.close(), 20);
+        setTimeout(() => rawSocketOf(session).destroy(), 100);
         break;
       }
       case '/destroy':
-        stream.session.socket.destroy();
+        rawSocketOf(stream.session).destroy();
         break;
       case '/upload': {
         let sum = 0;
