@@ -25,6 +25,10 @@ command -v mix >/dev/null || need+=(elixir)
 # `luajit` package: it conflicts with OpenResty's libluajit2-5.1-dev, which we build with, and
 # installing it removes that.
 command -v luac5.1 >/dev/null || need+=(lua5.1)
+# openssl makes the certificates of the TLS test servers (tests/integration/test_http2.py);
+# curl (built with nghttp2) cross-checks the target's HTTP/2.
+command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
 # CPack's .deb (tests/package): `file` finds the binaries whose libraries dpkg-shlibdeps reads.
 command -v file >/dev/null || need+=(file)
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <exception>
 
+#include "proto/http2_server_codec.hpp"
 #include "target/channels_hub.hpp"
+#include "target/h2_connection.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
 #include "target/truth.hpp"
@@ -88,7 +90,39 @@ void Connection::wait_readable() {
   });
 }
 
+bool Connection::sort_out_first_bytes(std::string_view& bytes) {
+  if (!first_bytes_.empty()) {
+    first_bytes_.append(bytes);
+    bytes = first_bytes_;  // lives until the connection ends: the parser copies what it keeps
+  }
+  const std::string_view preface = proto::kHttp2Preface;
+  if (bytes.size() < preface.size() && preface.substr(0, bytes.size()) == bytes) {
+    if (first_bytes_.empty()) first_bytes_.assign(bytes);
+    return false;  // "PRI * HT...": wait for the rest
+  }
+  first_read_ = false;
+  if (bytes.substr(0, preface.size()) == preface) {
+    hand_over_to_http2(bytes);
+    return false;
+  }
+  return true;
+}
+
+void Connection::hand_over_to_http2(std::string_view bytes) {
+  // As for a WebSocket: the socket lives on in the HTTP/2 connection, this one is over (and
+  // has no operation pending on it: it is reading, in this very handler).
+  closed_ = true;
+  reading_ = false;
+  linger_timer_.cancel();
+  auto http2 = std::make_shared<H2Connection>(worker_, nullptr);
+  // Posted: the HTTP/2 connection reads into the same scratch buffer `bytes` may be in.
+  asio::post(worker_.io(), [http2, socket = std::move(socket_), early = std::string(bytes)]() mutable {
+    http2->start(std::move(socket), std::move(early));
+  });
+}
+
 void Connection::consume(std::string_view bytes) {
+  if (first_read_ && !sort_out_first_bytes(bytes)) return;
   while (!bytes.empty() && reading_) {
     bytes.remove_prefix(parser_.feed(bytes));
     if (parser_.done()) {
