@@ -1,11 +1,11 @@
-#include "clients/name_match.hpp"
+#include "common/name_match.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace stampede::clients {
+namespace stampede {
 namespace {
 
 TEST(GlobMatches, StarAndQuestionMark) {
@@ -72,4 +72,4 @@ TEST(ClosestNames, NothingCloseGivesNothing) {
 }
 
 }  // namespace
-}  // namespace stampede::clients
+}  // namespace stampede

@@ -1,10 +1,10 @@
-#include "clients/name_match.hpp"
+#include "common/name_match.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <tuple>
 
-namespace stampede::clients {
+namespace stampede {
 
 bool glob_matches(std::string_view pattern, std::string_view text) {
   // Greedy with one backtrack point: on a mismatch, let the last '*' take one more
@@ -68,4 +68,4 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
   return out;
 }
 
-}  // namespace stampede::clients
+}  // namespace stampede

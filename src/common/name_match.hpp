@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stampede::clients {
+namespace stampede {
 
 // '*' matches any run of characters (also none), '?' exactly one; everything else itself,
 // case-sensitively (metric names are). The whole text must match.
@@ -24,4 +24,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& known,
                                        std::size_t max_results = 3);
 
-}  // namespace stampede::clients
+}  // namespace stampede
