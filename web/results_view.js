@@ -174,6 +174,8 @@ window.Stampede = window.Stampede || {};
     const charts = el('div', { class: 'charts' });
     const serverCharts = hasServerSeries(scenario.timeline) ? el('div', { class: 'charts' }) : null;
     const { load } = splitMetrics(scenario.metrics);
+    // The metrics thresholds name are shown whatever they hold; the others only if they recorded something.
+    const named = new Set((scenario.thresholds || []).map((t) => t.metric));
     const parts = [
       scenarioHeader(scenario, verdictOf(scenario)),
       scenario.interrupts ? el('p', { class: 'notice' }, scenario.interrupts === 1
@@ -186,8 +188,8 @@ window.Stampede = window.Stampede || {};
       el('div', { class: 'columns' },
         section('Thresholds', S.tables.thresholdsTable(scenario.thresholds)),
         section('Checks', S.tables.checksTable(scenario.checks))),
-      section('Metrics', S.tables.timingsTable(load) || el('p', { class: 'empty' }, 'No timing was recorded.'),
-              S.tables.distributionsTable(load), S.tables.countersTable(load)),
+      section('Metrics', S.tables.timingsTable(load, named) || el('p', { class: 'empty' }, 'No timing was recorded.'),
+              S.tables.distributionsTable(load), S.tables.countersTable(load, named)),
       section('Errors', S.tables.errorsTable(scenario.iteration_errors)),
       generatorSection(scenario),
     ];

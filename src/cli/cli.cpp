@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/compare_command.hpp"
+#include "cli/convert_command.hpp"
 #include "cli/demo_command.hpp"
 #include "cli/new_command.hpp"
 #include "cli/number_checks.hpp"
@@ -99,6 +100,12 @@ int main(int argc, char** argv) {
   add_cluster_options(*run_cmd, run.cluster);
   run.cluster.argv.assign(argv, argv + argc);  // --nodes re-runs this command under mpirun
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress line");
+  std::string summary = "compact";
+  run_cmd->add_option("--summary", summary,
+                      "compact: the summary leaves out metrics with nothing recorded (unless a threshold names them); "
+                      "all: every metric. A timing's errors are its row's last column either way; --out has everything")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"compact", "all"}));
   run_cmd->add_flag("--insecure", run.insecure, "Do not verify TLS certificates");
   run_cmd->add_option("--out", run.outputs.json, "Write everything the run measured to this JSON file (schema/results.schema.json)");
   run_cmd->add_option("--out-stream", run.outputs.stream, "Write one JSON line per second to this file while the run goes");
@@ -171,6 +178,10 @@ int main(int argc, char** argv) {
   auto* new_cmd = app.add_subcommand("new", "Write a scenario to start from: loadtest/NAME.lua (--list shows the kinds)");
   add_new_options(*new_cmd, new_args);
 
+  ConvertArgs convert;
+  auto* convert_cmd = app.add_subcommand("convert", "Turn a HAR file recorded in the browser into a Lua scenario");
+  add_convert_options(*convert_cmd, convert);
+
   bool help_reference = false;
   auto* help_cmd = app.add_subcommand("help", "Show this help; --reference prints every command and flag as Markdown");
   help_cmd->add_flag("--reference", help_reference, "Print the command line reference (docs/reference/cli.md) as Markdown");
@@ -189,6 +200,7 @@ int main(int argc, char** argv) {
     run.overrides.max_vus = max_vus;
     if (!duration.empty()) run.overrides.duration = duration_of(duration);
     run.cpu_policy = engine::parse_cpu_policy(cpu_policy).value_or(engine::CpuPolicy::normal);
+    run.summary_all = summary == "all";
     if (dashboard_listen->count() > 0 || !dashboard_linger.empty()) run.dashboard.enabled = true;
     if (!dashboard_linger.empty()) run.dashboard.linger = duration_of(dashboard_linger);
     return run_command(run);
@@ -202,6 +214,7 @@ int main(int argc, char** argv) {
     return demo_command(demo);
   }
   if (*new_cmd) return new_command(new_args);
+  if (*convert_cmd) return convert_command(convert);
   if (*help_cmd) return help_command(app, help_reference);
   if (app.got_subcommand("version")) {
     std::puts(version_details().c_str());

@@ -20,6 +20,7 @@ struct RunArgs {
   engine::CpuPolicy cpu_policy = engine::CpuPolicy::normal;  // --cpu-policy: how the kernel schedules the workers
   std::string local_addresses;
   bool quiet = false;     // no progress line
+  bool summary_all = false;  // --summary all: every metric in the summary, those with nothing recorded too
   bool insecure = false;  // skip TLS verification everywhere
   ResultOutputs outputs;  // result files and live exports
   DashboardArgs dashboard;

@@ -27,7 +27,7 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   PreparedScenario scenario = load_scenario(path, args, registry);
   // The load is checked before setup() runs: a bad duration must not cost a setup.
   const LoadShape shape = engine::build_load_shape(scenario.options, args.overrides, path);
-  run_setup(scenario, registry);
+  engine::run_setup(scenario, registry);
 
   ScenarioExecution execution(scenario, args, shape, registry, live, args.quiet);
   return execution.summarise(execution.run(), result);
