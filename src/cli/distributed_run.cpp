@@ -37,6 +37,10 @@ namespace stampede::cli {
 
 namespace {
 
+// Under mpirun the workers sleep unless --cpu-policy says otherwise: ranks share the
+// machine's cores (often more ranks than cores), and a polling one would take a core.
+engine::CpuPolicy rank_cpu_policy(const RunArgs& args) { return args.cpu_policy.value_or(engine::CpuPolicy::normal); }
+
 // Exit status of a run that lost a rank (0 ok, 1 threshold failed, 2 usage or scenario error).
 constexpr int kRankLost = 3;
 
@@ -71,7 +75,7 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   rank_plan.insecure = s.insecure;
   for (const auto& a : s.local_addresses) rank_plan.local_addresses.push_back(a.to_string());
   const int threads =
-      distributed::rank_threads(engine::worker_threads(args.threads, args.cpu_policy), shape, coord.ranks());
+      distributed::rank_threads(engine::worker_threads(args.threads, rank_cpu_policy(args)), shape, coord.ranks());
   const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
 
   distributed::CoordinatorPeers peers(coord, registry);
@@ -210,7 +214,7 @@ std::optional<int> run_distributed_if_asked(const RunArgs& args) {
     // (docs/design/026); the Coordinator would start the beats only later.
     world.bound_waits(args.cluster.rank_timeout);
     if (world.rank() == 0) return coordinate(args, world);
-    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump, args.cpu_policy});
+    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump, rank_cpu_policy(args)});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

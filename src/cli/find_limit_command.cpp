@@ -190,6 +190,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   result.generator = generator_figures(staircase.collector(), registry, 0, -1,
                                        std::max(1e-9, static_cast<double>(duration) / kSecond),
                                        report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
+  result.generator->setup = staircase.setup_description();
   // The whole staircase's figures average the step where the generator ran out over the
   // easy ones before it: the run's verdict is that step's, the one the find-limit verdict
   // names (the lowest level that did not hold, inconclusive).

@@ -44,9 +44,10 @@ int run_command(const RunArgs& args) {
     return 2;
   }
   if (args.files.size() > 1 && !all_scenarios_load(args)) return 2;
-  if (const std::string why = engine::cpu_policy_unavailable(args.cpu_policy); !why.empty()) {
+  if (const std::string why = args.cpu_policy ? engine::cpu_policy_unavailable(*args.cpu_policy) : std::string();
+      !why.empty()) {
     std::fprintf(stderr, "error: --cpu-policy %s: the kernel refused it (%s); run without it\n",
-                 std::string(engine::cpu_policy_name(args.cpu_policy)).c_str(), why.c_str());
+                 std::string(engine::cpu_policy_name(*args.cpu_policy)).c_str(), why.c_str());
     return 2;
   }
   std::unique_ptr<dashboard::LiveDashboard> dashboard;

@@ -8,6 +8,13 @@
 #include <csignal>
 #include <cstdio>
 
+#include <sched.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
 #include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
 #include "engine/cpu_policy.hpp"
@@ -16,6 +23,7 @@
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
 #include "report/find_limit_table.hpp"
+#include "transport/this_machine.hpp"
 
 namespace stampede::cli {
 
@@ -31,22 +39,84 @@ std::string local_host_name() {
   return name.data();
 }
 
-int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
-  int threads = engine::worker_threads(args.threads, args.cpu_policy);
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The cores this process may run on (taskset and cgroups' cpusets narrow them).
+unsigned usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Where the scenario's targets are, from the URLs in its text and in the environment
+// variables it reads: on this machine when any of them is.
+engine::MachineView machine_for(const PreparedScenario& scenario) {
+  engine::MachineView m;
+  m.cores = usable_cores();
+  std::string text = read_text(scenario.path);
+  for (const std::string& name : engine::getenv_names(text))
+    if (const char* value = std::getenv(name.c_str())) text += std::string("\n") + value;
+  bool elsewhere = false;
+  for (const std::string& host : engine::url_hosts(text)) {
+    const std::optional<bool> here = transport::is_this_machine(host);
+    if (here.value_or(false)) {
+      m.target = engine::TargetPlace::this_machine;
+      m.target_name = host;
+      return m;
+    }
+    if (here && !elsewhere) {
+      elsewhere = true;
+      m.target_name = host;
+    }
+  }
+  m.target = elsewhere ? engine::TargetPlace::elsewhere : engine::TargetPlace::unknown;
+  return m;
+}
+
+}  // namespace
+
+engine::GeneratorSetup generator_setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape) {
+  engine::GeneratorSetup setup = engine::choose_generator_setup(args.threads, args.cpu_policy, machine_for(scenario));
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
-  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
+  setup.threads = static_cast<int>(std::max<long long>(1, std::min<long long>(setup.threads, most)));
+  return setup;
 }
 
 namespace {
 
-engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape,
+// Rank 0 of several runs its share of the threads, sleeping unless --cpu-policy says
+// otherwise (distributed_run.cpp: ranks share the cores).
+engine::GeneratorSetup setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape,
+                                 const RankShare* share) {
+  if (share == nullptr) return generator_setup_for(scenario, args, shape);
+  return {share->threads, args.cpu_policy.value_or(engine::CpuPolicy::normal),
+          "under mpirun: its share of the run's threads"};
+}
+
+engine::RunPlan plan_for(const PreparedScenario& scenario, const engine::GeneratorSetup& setup, const LoadShape& shape,
                          const RankShare* share) {
   if (share != nullptr)
-    return engine::run_plan_for(scenario, shape, share->threads, args.cpu_policy, share->first_segment,
+    return engine::run_plan_for(scenario, shape, setup.threads, setup.policy, share->first_segment,
                                 share->total_segments);
-  return engine::run_plan_for(scenario, shape, worker_threads_for(args, shape), args.cpu_policy);
+  return engine::run_plan_for(scenario, shape, setup.threads, setup.policy);
+}
+
+// "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line.
+std::string describe(const engine::GeneratorSetup& setup, int threads) {
+  const char* how = setup.policy == engine::CpuPolicy::poll    ? "polling"
+                    : setup.policy == engine::CpuPolicy::batch ? "under SCHED_BATCH"
+                                                               : "sleeping";
+  return fmt::format("{} worker{}, {} ({})", threads, threads == 1 ? "" : "s", how, setup.why);
 }
 
 }  // namespace
@@ -54,16 +124,17 @@ engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, 
 ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const RunArgs& args, LoadShape shape,
                                      metrics::Registry& registry, LiveExports* live, bool quiet, const RankShare* share)
     : scenario_(scenario),
+      setup_(setup_for(scenario, args, shape, share)),
       registry_(registry),
       live_(live),
-      run_(plan_for(scenario, args, shape, share), registry, this, share != nullptr ? share->peers : nullptr) {
+      run_(plan_for(scenario, setup_, shape, share), registry, this, share != nullptr ? share->peers : nullptr) {
   report::ScenarioResult header;
   header.scenario = scenario.name;
   header.file = scenario.path;
   header.options = {shape, scenario.thresholds};
   header.host = local_host_name();
   header.threads = share != nullptr ? share->total_segments : run_.threads();
-  header.cpu_policy = engine::cpu_policy_name(args.cpu_policy);
+  header.cpu_policy = engine::cpu_policy_name(setup_.policy);
   header.ranks = share != nullptr && share->peers != nullptr ? share->peers->ranks() : 1;
   output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, run_.collector(), live_);
   output_->list_every_metric(args.summary_all);
@@ -112,11 +183,14 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   result.generator = generator_figures(collector(), registry_, 0, -1,
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(run_.plan().shape, collector().summary(), registry_));
+  result.generator->setup = setup_description();
   const bool polling = result.cpu_policy == engine::cpu_policy_name(engine::CpuPolicy::poll);
   std::fputs(report::render_generator_line(*result.generator, polling).c_str(), stdout);
   std::fflush(stdout);
   return status;
 }
+
+std::string ScenarioExecution::setup_description() const { return describe(setup_, run_.threads()); }
 
 report::GeneratorFigures generator_figures(const metrics::Collector& collector, const metrics::Registry& registry,
                                            std::int64_t first, std::int64_t last, double seconds,
@@ -133,6 +207,7 @@ report::GeneratorFigures generator_figures(const metrics::Collector& collector, 
   g.dropped = h.dropped;
   g.fds_peak = h.fds_peak;
   g.fds_limit = h.fds_limit;
+  g.cpu_wait = h.cpu_wait;
   g.bottleneck = h.bottleneck;
   g.verdict = h.verdict;
   return g;

@@ -12,6 +12,7 @@
 #include "cli/run_args.hpp"
 #include "cli/run_output.hpp"
 #include "common/load_shape.hpp"
+#include "engine/generator_setup.hpp"
 #include "engine/prepared_scenario.hpp"
 #include "engine/run.hpp"
 #include "metrics/collector.hpp"
@@ -27,8 +28,10 @@ engine::ScenarioOverrides scenario_overrides(const RunArgs& args);
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry);
 
 std::string local_host_name();
-// Worker threads for a load: --threads (default: engine::worker_threads), no more than the most VUs.
-int worker_threads_for(const RunArgs& args, const LoadShape& shape);
+// The worker threads and CPU policy a load of `scenario` runs on: as --threads and
+// --cpu-policy ask, or chosen for this machine and the scenario's targets
+// (engine/generator_setup.hpp); never more threads than the load's most VUs.
+engine::GeneratorSetup generator_setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape);
 
 // This process's share when it is rank 0 of several: its worker threads, their segments of
 // the run's (distributed/rank_split.hpp), and the other ranks.
@@ -60,6 +63,8 @@ class ScenarioExecution final : private engine::RunListener {
   metrics::Collector& collector() { return run_.collector(); }
   metrics::Collector& own_collector() { return run_.own_collector(); }
   int interrupts() const { return run_.interrupts(); }
+  // What the load ran on and why, for the generator line: "1 worker, polling (2 cores, ...)".
+  std::string setup_description() const;
 
  private:
   // engine::RunListener: the run's events, to the output and the live exports.
@@ -70,6 +75,7 @@ class ScenarioExecution final : private engine::RunListener {
   void urgent(const std::string& why) override;
 
   const PreparedScenario& scenario_;
+  engine::GeneratorSetup setup_;
   metrics::Registry& registry_;
   LiveExports* live_;
   std::unique_ptr<RunOutput> output_;
