@@ -5,7 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <future>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -32,7 +32,11 @@ struct ServerMetricsSampler::Impl {
   bool started = false;
   bool stopped = false;
   ServerMetricsPoller* poller = nullptr;  // while the thread runs; touched only on it
-  std::vector<std::string> final_names;   // exposed_names() once the thread has ended
+  // The poller's exposed_names() as of its latest delivery (and once the thread has ended):
+  // read from any thread, the run's seconds' subscribers included, which may be called on
+  // this very thread (the Collector delivers on whichever thread completed a second).
+  mutable std::mutex names_mutex;
+  std::vector<std::string> names;
 };
 
 void ServerMetricsSampler::Impl::arm(asio::steady_timer& timer, ServerMetricsPoller& p, Nanos at) {
@@ -52,13 +56,24 @@ void ServerMetricsSampler::Impl::run(Nanos t0) {
   metrics::MetricSink client_sink(client_registry);
   ClientContext ctx(io, client_sink, clock);
   HttpScrapeTransport transport(ctx, options.urls, options.max_body_bytes);
-  ServerMetricsPoller p(options, registry, clock, transport, deliver);
+  ServerMetricsPoller p(options, registry, clock, transport, [this](metrics::Snapshot second) {
+    std::vector<std::string> latest = poller->exposed_names();
+    {
+      std::lock_guard lock(names_mutex);
+      names = std::move(latest);
+    }
+    deliver(std::move(second));
+  });
   asio::steady_timer timer(io);
   poller = &p;
   arm(timer, p, p.start(t0));
   io.run();
   timer.cancel();
-  final_names = p.exposed_names();
+  std::vector<std::string> latest = p.exposed_names();
+  {
+    std::lock_guard lock(names_mutex);
+    names = std::move(latest);
+  }
   poller = nullptr;
 }
 
@@ -87,12 +102,8 @@ void ServerMetricsSampler::stop() {
 }
 
 std::vector<std::string> ServerMetricsSampler::exposed_names() const {
-  if (!impl_->started || impl_->stopped) return impl_->final_names;
-  // Asked while the thread runs: the poller is the thread's, so the thread answers.
-  std::promise<std::vector<std::string>> answer;
-  std::future<std::vector<std::string>> names = answer.get_future();
-  asio::post(impl_->io, [impl = impl_.get(), &answer] { answer.set_value(impl->poller->exposed_names()); });
-  return names.get();
+  std::lock_guard lock(impl_->names_mutex);
+  return impl_->names;
 }
 
 }  // namespace stampede::clients

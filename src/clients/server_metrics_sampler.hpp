@@ -49,8 +49,8 @@ class ServerMetricsSampler {
 
   // Every `server.` name the endpoints exposed or the sampler recorded (see
   // ServerMetricsPoller::exposed_names): what a threshold on a server series could name.
-  // From the thread that calls start() and stop() (not from `deliver`): while the sampler
-  // runs, its own thread answers.
+  // As of the latest second delivered (all of them after stop()). From any thread, `deliver`
+  // and whatever it calls included.
   std::vector<std::string> exposed_names() const;
 
  private:

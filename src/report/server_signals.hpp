@@ -42,23 +42,7 @@ struct ServerStepFigures {
   std::vector<metrics::ThresholdResult> thresholds;  // the step's judged thresholds, all of them
 };
 
-struct ServerSignalColumn {
-  std::string key;          // "run_queue", "scheduler_utilization", "memory", "ecto_queue", "handler"
-  std::string title;        // a column heading: "run queue max", "Ecto queue p95"
-  std::string metric;       // the series read ("server.erlang_vm_run_queues_length"); for
-                            // handler, the slowest one at the failing step (or the last)
-  std::string aggregation;  // "max" (a gauge's highest level over the hold) or "p95"
-  std::string unit;         // "count", "ratio", "bytes", "ms" or "number"
-  std::vector<std::optional<double>> values;  // per step, in the order given; empty when not measured
-};
-
-struct ServerBreakdown {
-  std::vector<ServerSignalColumn> columns;  // the signals the endpoint has, in the order above
-  std::optional<std::size_t> first;         // the column that broke first, if one did
-  // "the BEAM run queue went from 2 to 310: the schedulers were saturated"; empty when no
-  // server signal broke (or there is no failing step).
-  std::string verdict;
-};
+// ServerSignalColumn and ServerBreakdown are in find_limit_result.hpp: a find-limit result carries them.
 
 // `failing_step`: the index of the step whose failure decides the limit (the lowest level
 // that failed); nullopt: that step, found from the statuses (none: no verdict, columns only).

@@ -8,6 +8,7 @@
 
 #include "proto/duration.hpp"
 #include "scenario/lua_list.hpp"
+#include "scenario/server_metrics_option.hpp"
 #include "scenario/scenario_error.hpp"
 #include "scenario/threshold_options.hpp"
 
@@ -115,7 +116,8 @@ std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
                                                 "start_rate", "rate_stages", "max_vus",       "graceful_stop",
-                                                "thresholds", "local_addresses", "insecure",   "find_limit"};
+                                                "thresholds", "local_addresses", "insecure",   "find_limit",
+                                                "server_metrics"};
   return keys;
 }
 
@@ -150,6 +152,8 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.thresholds = read_thresholds(L, v, at);
     } else if (key == "find_limit") {
       o.find_limit = read_find_limit_option(L, v, at);
+    } else if (key == "server_metrics") {
+      o.server_metrics = read_server_metrics_option(L, v, at);
     } else if (key == "insecure") {
       o.insecure = lua_toboolean(L, v) != 0;
     } else if (key == "local_addresses") {

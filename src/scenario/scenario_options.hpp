@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/server_metrics_options.hpp"
 #include "common/load_shape.hpp"
 #include "scenario/find_limit_option.hpp"
 
@@ -31,6 +32,8 @@ struct ScenarioOptions {
   std::vector<std::string> local_addresses;
   bool insecure = false;
   std::optional<FindLimitOption> find_limit;  // how --find-limit steps the load
+  // The Prometheus endpoint(s) scraped while the run goes (scenario/server_metrics_option.hpp).
+  std::optional<clients::ServerMetricsOptions> server_metrics;
 };
 
 // Reads the table at `index`. `where` prefixes every error ("loadtest/api.lua: options").
