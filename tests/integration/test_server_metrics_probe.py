@@ -4,8 +4,8 @@ stand-in for :telemetry, as test_elixir.py does: Debian has no telemetry package
 `server.` series every second, and thresholds on them pass, fail, and name what the probe
 exposes when a name is wrong.
 
-The sampler runs alone in stampede-server-scrape (tests/tools/server_scrape.cpp) until `stampede
-run --server-metrics` runs it next to a load."""
+The sampler runs alone here, in stampede-server-scrape (tests/tools/server_scrape.cpp: what
+`stampede run --server-metrics` runs next to a load, test_server_metrics_run.py)."""
 import json
 import os
 import shutil
