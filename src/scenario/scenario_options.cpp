@@ -117,7 +117,7 @@ const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
                                                 "start_rate", "rate_stages", "max_vus",       "graceful_stop",
                                                 "thresholds", "local_addresses", "insecure",   "find_limit",
-                                                "server_metrics"};
+                                                "http2",      "server_metrics"};
   return keys;
 }
 
@@ -156,6 +156,9 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.server_metrics = read_server_metrics_option(L, v, at);
     } else if (key == "insecure") {
       o.insecure = lua_toboolean(L, v) != 0;
+    } else if (key == "http2") {
+      if (lua_type(L, v) != LUA_TBOOLEAN) throw ScenarioError(at + ": expected true or false");
+      o.http2 = lua_toboolean(L, v) != 0;
     } else if (key == "local_addresses") {
       if (lua_type(L, v) == LUA_TSTRING) {
         o.local_addresses.emplace_back(lua_tostring(L, v));

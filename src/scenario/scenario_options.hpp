@@ -31,6 +31,7 @@ struct ScenarioOptions {
   std::vector<ThresholdOption> thresholds;
   std::vector<std::string> local_addresses;
   bool insecure = false;
+  bool http2 = false;  // stampede.http requests use HTTP/2 unless they say http2 = false
   std::optional<FindLimitOption> find_limit;  // how --find-limit steps the load
   // The Prometheus endpoint(s) scraped while the run goes (scenario/server_metrics_option.hpp).
   std::optional<clients::ServerMetricsOptions> server_metrics;
