@@ -1,10 +1,11 @@
 #pragma once
 // A scenario's load with its measurements: the worker threads (ScenarioRun), the
-// generator monitor and, when asked, the server-metrics sampler (clients/
-// server_metrics_sampler.hpp), every second of each merged into one Collector (a slot per
-// worker, one for the monitor, one for the sampler), on an event loop of the calling thread. What every process that
-// runs load does the same way: a plain run, find-limit's probes, rank 0 and the other
-// ranks of a distributed run; each adds its own around it (output, signals, ranks).
+// generator monitor and, when asked, the server-metrics sampler
+// (clients/server_metrics_sampler.hpp), every second of each merged into one Collector (a
+// slot per worker, one for the monitor, one for the sampler), on an event loop of the
+// calling thread. What every process that runs load does the same way: a plain run,
+// find-limit's probes, rank 0 and the other ranks of a distributed run; each adds its own
+// around it (output, signals, ranks).
 #include <boost/asio/io_context.hpp>
 
 #include <memory>
