@@ -28,6 +28,12 @@ class ArrivalPacer {
   // above 4,000 arrivals/s per worker (bench/accuracy runs at 1,000/s: unaffected). The
   // open model doubles it while the worker is short of CPU (WakeQuantum, design 022).
   static constexpr Nanos kDefaultQuantum = 250 * kMicro;
+  // A polling worker (--cpu-policy poll, the default on 2 cores: design 047) pays no sleep
+  // and wake-up for a shorter quantum, only a turn (~1 µs), so it keeps arrivals within
+  // 50 µs of their time while it has CPU to spare: at 10,000/s the 250 µs quantum put
+  // ~0.2-0.3 ms of lag into `iteration`'s p50, outside bench/accuracy's 0.25 ms (RESULTS,
+  // session 30). Short of CPU it takes WakeQuantum's frugal one, as a sleeping worker does.
+  static constexpr Nanos kPollingQuantum = 50 * kMicro;
   // Arrivals started in one turn before the loop reads what has arrived meanwhile.
   static constexpr int kDefaultBatch = 64;
   // How much earlier than a sparse arrival's due time the loop asks to be woken, to wait out

@@ -26,6 +26,11 @@ namespace stampede::engine {
 
 namespace {
 
+// The arrival pacer's quantum while the worker has CPU to spare (ArrivalPacer, WakeQuantum).
+Nanos precise_quantum(const ExecutorSettings& settings) {
+  return settings.polling ? ArrivalPacer::kPollingQuantum : ArrivalPacer::kDefaultQuantum;
+}
+
 class OpenModel final : public Executor {
  public:
   explicit OpenModel(ExecutorHost& host)
@@ -33,12 +38,13 @@ class OpenModel final : public Executor {
         shape_(host.settings().shape),
         schedule_(shape_),
         max_vus_(share_of(shape_.max_vus, host.settings().count, host.settings().index)),
-        pacer_(schedule_, host.settings().index, host.settings().count, ArrivalPacer::kDefaultQuantum,
+        pacer_(schedule_, host.settings().index, host.settings().count, precise_quantum(host.settings()),
                ArrivalPacer::kDefaultBatch,
                host.settings().polling ? ArrivalPacer::kPollingEarlyWake : ArrivalPacer::kDefaultEarlyWake),
         arrival_timer_(host.scheduler().make_timer()),
         grace_timer_(host.scheduler().make_timer()),
         loop_idle_(host.make_idle_probe()),
+        wake_quantum_(precise_quantum(host.settings())),
         quantum_idle_(host.make_idle_probe()) {}
 
   void begin() override { turn(false); }

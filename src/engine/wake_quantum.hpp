@@ -22,12 +22,15 @@ namespace stampede::engine {
 
 class WakeQuantum {
  public:
-  static constexpr Nanos kPrecise = ArrivalPacer::kDefaultQuantum;  // 250 µs
+  static constexpr Nanos kPrecise = ArrivalPacer::kDefaultQuantum;  // 250 µs (a polling worker's: 50 µs)
   static constexpr Nanos kFrugal = 500 * kMicro;
   static constexpr Nanos kSampleEvery = 100 * kMilli;
   // Idle less than this share of a sample's time: frugal. More than kPreciseAbove: precise.
   static constexpr double kFrugalBelow = 0.5;
   static constexpr double kPreciseAbove = 0.7;
+
+  // `precise`: the quantum with time to spare (ArrivalPacer::kPollingQuantum for a polling worker).
+  explicit WakeQuantum(Nanos precise = kPrecise) : precise_(precise), quantum_(precise) {}
 
   // Whether a sample is due at `now` (the caller then asks its idle probe).
   bool sample_due(Nanos now) const { return now - sampled_at_ >= kSampleEvery; }
@@ -37,14 +40,15 @@ class WakeQuantum {
   Nanos sample(Nanos now, double idle_share) {
     sampled_at_ = now;
     if (idle_share < kFrugalBelow) quantum_ = kFrugal;
-    if (idle_share > kPreciseAbove) quantum_ = kPrecise;
+    if (idle_share > kPreciseAbove) quantum_ = precise_;
     return quantum_;
   }
 
   Nanos quantum() const { return quantum_; }
 
  private:
-  Nanos quantum_ = kPrecise;
+  Nanos precise_;
+  Nanos quantum_;
   Nanos sampled_at_ = -kSampleEvery;
 };
 

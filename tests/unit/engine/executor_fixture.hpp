@@ -74,6 +74,8 @@ class FakeHost final : public ExecutorHost {
   // --- ExecutorHost ---
   Scheduler& scheduler() override { return scheduler_; }
   const ExecutorSettings& settings() const override { return settings_; }
+  // The worker polls its loop (--cpu-policy poll): set before making the executor.
+  void set_polling() { settings_.polling = true; }
   Nanos start() const override { return start_; }
   scenario::Vu& new_vu() override {
     scenario::Vu& vu = vus_.emplace_back();

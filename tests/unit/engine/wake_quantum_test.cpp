@@ -45,5 +45,12 @@ TEST(WakeQuantum, SamplesOncePerPeriod) {
   EXPECT_TRUE(q.sample_due(5 * kMilli + WakeQuantum::kSampleEvery));
 }
 
+TEST(WakeQuantum, APollingWorkerIsPreciseToItsOwnQuantumAndAsFrugalWhenShort) {
+  WakeQuantum q(ArrivalPacer::kPollingQuantum);
+  EXPECT_EQ(q.quantum(), ArrivalPacer::kPollingQuantum);
+  EXPECT_EQ(q.sample(0, 0.3), WakeQuantum::kFrugal);
+  EXPECT_EQ(q.sample(WakeQuantum::kSampleEvery, 0.9), ArrivalPacer::kPollingQuantum);
+}
+
 }  // namespace
 }  // namespace stampede::engine
