@@ -7,7 +7,8 @@
 # Debian's Chromium through the HTML report and the dashboard; Ajv, which checks results
 # files against schema/results.schema.json), Chromium itself with a font, so that
 # screenshots show text, the official Prometheus Python client, whose parser reads
-# what --prometheus serves (for Debian's /usr/bin/python3), and the container tools.
+# what --prometheus serves (for Debian's /usr/bin/python3), Debian's Prometheus node
+# exporter, which the server-metrics sampler scrapes in its tests, and the container tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -45,6 +46,9 @@ dpkg-query -W -f='${Status}' python3-yaml 2>/dev/null | grep -q "install ok inst
 [ -x /usr/bin/chromium ] || need+=(chromium)
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || need+=(fonts-dejavu-core)
 dpkg-query -W -f='${Status}' python3-prometheus-client 2>/dev/null | grep -q "install ok installed" || need+=(python3-prometheus-client)
+# A real Prometheus exporter (client_golang) for the server-metrics sampler's tests, started
+# on a loopback port by the test itself (its Debian service is not needed).
+[ -x /usr/bin/prometheus-node-exporter ] || need+=(prometheus-node-exporter)
 if ((${#need[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

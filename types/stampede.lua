@@ -33,6 +33,7 @@
 ---@field insecure? boolean Do not verify TLS certificates for any request.
 ---@field http2? boolean Every `stampede.http` request uses HTTP/2 unless it says `http2 = false` (h2 by ALPN over TLS, falling back to HTTP/1.1 where the server does not agree; h2c with prior knowledge over http://).
 ---@field find_limit? stampede.FindLimit How `stampede run --find-limit` steps the load for this scenario (its flags override each field).
+---@field server_metrics? stampede.ServerMetrics|string The app's Prometheus endpoint(s), scraped while the run goes, their series as `server.*` metrics next to the load's (a string: the one URL); `--server-metrics` replaces the URLs, `--server-metrics-every` the interval (docs/guides/seeing-the-server.md).
 
 ---How `--find-limit` steps the load: each step ramps for `ramp`, holds for `hold`, and the
 ---scenario's thresholds are judged over the hold alone; the first step that breaks one ends it.
@@ -45,6 +46,19 @@
 ---@field ramp? stampede.Duration How long each step ramps to its level, not judged (default 5s).
 ---@field refine? boolean After the first failing step, bisect until the limit is known within `resolution`.
 ---@field resolution? number The bracket `refine` settles for (default: step / 8).
+
+---The Prometheus endpoint(s) a run scrapes (PromEx, Stampede.Probe, any exporter), once per
+---`every` by one process (rank 0 of a distributed run), on a thread of its own with its own
+---timeout: a slow or dead endpoint costs `server.scrape.errors` (with the reason), never the
+---run's time. Each series becomes `server.` + its name and labels: gauges their level, counters
+---their rate per second, histograms p50/p95/p99 per second. A mistake is an error before the run
+---starts, naming the field.
+---@class stampede.ServerMetrics
+---@field url? string The endpoint, e.g. `"http://127.0.0.1:9568/metrics"` (http:// or https://); give `url` or `urls`.
+---@field urls? string[] Several endpoints (one per node of a cluster): every series then gets `instance="host:port"` as its first label.
+---@field every? stampede.Duration How often each endpoint is scraped (default `"1s"`, at least `"100ms"`).
+---@field select? string[] Glob patterns (`*`, `?`) on family names to keep, e.g. `{ "erlang_vm_*", "phoenix_*" }` (a leading `server.` is allowed; default: every family).
+---@field timeout? stampede.Duration Each scrape's limit, connecting included (default: half of `every`, at most 800ms); shorter than `every`.
 
 ---What a scenario file returns: these keys and no others (anything else, such as `thresholds` beside `options` instead of inside it, is an error).
 ---@class stampede.Scenario

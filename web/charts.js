@@ -1,5 +1,6 @@
 // The charts over time, shared by the report and the dashboard: one latency chart per
-// timing metric (p50, p95, p99), throughput, VUs, and errors with dropped iterations. Each
+// timing metric (p50, p95, p99), throughput, VUs, and errors with dropped iterations; and the
+// server's charts (`--server-metrics`), one per family of server series. Each
 // metric keeps its colour in every chart; thresholds are drawn as lines on the charts of
 // the metric they judge, so a reader sees when a ramp crossed one.
 'use strict';
@@ -34,13 +35,16 @@ window.Stampede = window.Stampede || {};
     return entry.metrics ? entry.metrics[name] : undefined;
   }
 
+  // The server's metrics (`--server-metrics`) have charts of their own (serverChartSpecs).
+  const isServer = (name) => name.startsWith('server.');
+
   // Timing metrics that recorded something, the whole iteration first, then HTTP, the
   // others by name, and the scheduler's lag last.
   function timingMetrics(timeline) {
     const names = new Set();
     for (const entry of timeline)
       for (const [name, m] of Object.entries(entry.metrics || {}))
-        if (m.kind === 'timing' && m.count > 0) names.add(name);
+        if (m.kind === 'timing' && m.count > 0 && !isServer(name)) names.add(name);
     const rank = (n) => (n === 'iteration' ? 0 : n === 'http.request' ? 1 : n.startsWith('http.request.') ? 2 : n === 'iteration.lag' ? 4 : 3);
     return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   }
@@ -50,7 +54,7 @@ window.Stampede = window.Stampede || {};
     const names = new Set();
     for (const entry of timeline)
       for (const [name, m] of Object.entries(entry.metrics || {}))
-        if (m.kind === 'counter' && m.count > 0 && name !== 'iteration.errors' && name !== 'iterations.dropped' &&
+        if (m.kind === 'counter' && m.count > 0 && !isServer(name) && name !== 'iteration.errors' && name !== 'iterations.dropped' &&
             (name.endsWith('.errors') || name.endsWith('.timeouts') || name === 'vu.crashes' || name === 'ws.disconnects'))
           names.add(name);
     return [...names].sort();
@@ -137,7 +141,123 @@ window.Stampede = window.Stampede || {};
     return specs;
   }
 
-  const AXIS_LABEL = { ms: 'latency (ms)', per_second: 'per second', count: 'VUs' };
+  // --- The server's charts --------------------------------------------------------------
+  // One chart per family of server series (the name before its labels), in the same seconds
+  // as the load charts (the same axis, and the cursor moves on all of them together), so the
+  // second a latency climbed lines up with the second the run queue did. A histogram shows
+  // p50, p95 and p99 of the family as a whole, and, when it has label sets, the p95 of the
+  // slowest of them; gauges a line per label set (a counter's is its rate per second).
+  const SERVER_OWN = ['server.scrape', 'server.scrape.errors', 'server.series'];
+  const MAX_SERVER_FAMILIES = 30;
+  const MAX_LINES = 8;
+  const familyOf = (name) => { const i = name.indexOf('{'); return i < 0 ? name : name.slice(0, i); };
+  const labelsOf = (name) => { const i = name.indexOf('{'); return i < 0 ? '' : name.slice(i); };
+
+  // family -> {kind, unit, names: Set}, for every server series the timeline holds.
+  function serverFamilies(timeline) {
+    const families = new Map();
+    for (const entry of timeline)
+      for (const [name, m] of Object.entries(entry.metrics || {})) {
+        if (!isServer(name) || SERVER_OWN.includes(name)) continue;
+        const family = familyOf(name);
+        const f = families.get(family) || families.set(family, { kind: m.kind, unit: m.unit, names: new Set() }).get(family);
+        f.names.add(name);
+      }
+    return new Map([...families.entries()].sort((a, b) => a[0].localeCompare(b[0])));
+  }
+
+  // The series of `names` with the highest values of `pick` first, at most `n`.
+  function topSeries(timeline, names, pick, n) {
+    const peak = new Map([...names].map((name) => [name, -Infinity]));
+    for (const entry of timeline)
+      for (const name of names) {
+        const m = metricOf(entry, name);
+        const v = m ? pick(m) : null;
+        if (v !== null && v !== undefined && isFinite(v) && v > peak.get(name)) peak.set(name, v);
+      }
+    return [...peak.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n).map(([name]) => name);
+  }
+
+  function serverChartSpecs(timeline, thresholds, plannedSeconds) {
+    const axis = secondsAxis(timeline);
+    axis.end = Math.max(plannedSeconds || 0, axis.x.length ? axis.x[axis.x.length - 1] : 1);
+    const specs = [];
+    const onMetric = (name, unitFilter) =>
+      thresholds.filter((t) => t.metric === name && unitFilter(t)).map((t) => ({ value: t.limit, label: thresholdLabel(t), pass: t.pass }));
+    const families = [...serverFamilies(timeline).entries()].slice(0, MAX_SERVER_FAMILIES);
+    for (const [family, f] of families) {
+      const title = family.slice('server.'.length);
+      const color = S.colors.forMetric(family);
+      if (f.kind === 'timing' || f.kind === 'distribution') {
+        const timing = f.kind === 'timing';
+        const unit = timing ? 'ms' : f.unit === 'bytes' ? 'bytes' : 'value';
+        const key = (p) => (timing ? `p${p}_ms` : `p${p}`);
+        const whole = f.names.has(family) ? family : [...f.names].sort()[0];
+        const pick = (k) => column(axis, (e) => (metricOf(e, whole) || {})[k]);
+        specs.push({
+          id: 'server:' + family, title, kind: 'latency', unit, x: axis.x, xEnd: axis.end,
+          subtitle: f.names.size > 1 ? 'p50 · p95 · p99, all label sets' : 'p50 · p95 · p99',
+          series: [
+            { label: 'p50', metric: whole, color: color + '99', width: 1.25, values: pick(key(50)) },
+            { label: 'p95', metric: whole, color, width: 2.25, values: pick(key(95)) },
+            { label: 'p99', metric: whole, color, width: 1.5, dash: [6, 4], values: pick(key(99)) },
+          ],
+          thresholds: onMetric(whole, (t) => MS_AGGREGATIONS.includes(t.aggregation)),
+        });
+        const labelled = [...f.names].filter((n) => n !== family);
+        if (labelled.length > 1) {
+          const top = topSeries(timeline, labelled, (m) => m[key(95)], MAX_LINES);
+          specs.push({
+            id: 'server-by:' + family, title, kind: 'server', unit, x: axis.x, xEnd: axis.end,
+            subtitle: `p95 by label set${labelled.length > top.length ? `, the ${top.length} slowest of ${labelled.length}` : ''}`,
+            series: top.map((name) => ({ label: labelsOf(name), metric: name, color: S.colors.forMetric(name), width: 1.5,
+              values: column(axis, (e) => (metricOf(e, name) || {})[key(95)]) })),
+            thresholds: top.flatMap((name) => onMetric(name, (t) => t.aggregation === 'p95')),
+          });
+        }
+        continue;
+      }
+      if (f.kind !== 'gauge') continue;
+      // A counter's series is its rate; a _bytes gauge a size; anything else a plain level.
+      const rate = /_total$/.test(family) || /_count$/.test(family);
+      const unit = rate ? 'per_second' : /_bytes$/.test(family) ? 'bytes' : 'value';
+      const top = topSeries(timeline, f.names, (m) => m.max, MAX_LINES);
+      specs.push({
+        id: 'server:' + family, title, kind: 'server', unit, x: axis.x, xEnd: axis.end,
+        subtitle: (rate ? 'per second' : 'level') + (f.names.size > top.length ? `, the ${top.length} highest of ${f.names.size}` : ''),
+        series: top.map((name, i) => ({ label: labelsOf(name) || title, metric: name,
+          color: top.length === 1 ? color : S.colors.forMetric(name), width: i === 0 ? 2 : 1.5,
+          values: column(axis, (e) => (metricOf(e, name) || {}).last) })),
+        thresholds: top.flatMap((name) => onMetric(name, (t) => t.aggregation === 'max')),
+      });
+    }
+    // How the scrapes went: their time, and the failed ones.
+    if (timeline.some((e) => (metricOf(e, 'server.scrape') || {}).count > 0)) {
+      const color = S.colors.forMetric('server.scrape');
+      const pick = (k) => column(axis, (e) => (metricOf(e, 'server.scrape') || {})[k]);
+      specs.push({
+        id: 'server:scrape', title: 'scrapes', kind: 'latency', unit: 'ms', x: axis.x, xEnd: axis.end,
+        subtitle: 'how long a scrape took: p50 · max',
+        series: [
+          { label: 'p50', metric: 'server.scrape', color: color + '99', width: 1.25, values: pick('p50_ms') },
+          { label: 'max', metric: 'server.scrape', color, width: 2, values: pick('max_ms') },
+        ],
+        thresholds: onMetric('server.scrape', (t) => MS_AGGREGATIONS.includes(t.aggregation)),
+      });
+    }
+    if (timeline.some((e) => (metricOf(e, 'server.scrape.errors') || {}).count > 0)) {
+      specs.push({
+        id: 'server:scrape-errors', title: 'scrape errors', kind: 'errors', unit: 'per_second', x: axis.x, xEnd: axis.end,
+        subtitle: 'failed scrapes per second (the reasons are in the table below)',
+        series: [{ label: 'server.scrape.errors', metric: 'server.scrape.errors', color: S.colors.threshold, width: 2,
+          values: column(axis, (e) => (metricOf(e, 'server.scrape.errors') || {}).rate ?? 0) }],
+        thresholds: onMetric('server.scrape.errors', (t) => t.unit === 'per_second'),
+      });
+    }
+    return specs;
+  }
+
+  const AXIS_LABEL = { ms: 'latency (ms)', per_second: 'per second', count: 'VUs', bytes: 'bytes', value: 'value' };
 
   function tickText(value) {
     if (Math.abs(value) >= 1000) return S.format.count(value);
@@ -150,6 +270,8 @@ window.Stampede = window.Stampede || {};
       if (v === null || v === undefined) return '';
       if (unit === 'ms') return S.format.ms(v);
       if (unit === 'per_second') return S.format.rate(v);
+      if (unit === 'bytes') return S.format.bytes(v);
+      if (unit === 'value') return S.format.number(v);
       return S.format.count(v);
     };
   }
@@ -264,15 +386,17 @@ window.Stampede = window.Stampede || {};
   // A grid of chart cards that can be redrawn with a longer timeline (the dashboard does,
   // every second) without rebuilding the charts that did not change shape.
   class ChartGrid {
-    constructor(container) {
+    // `specsOf(timeline, thresholds, plannedSeconds)`: the charts to draw (the load's by default).
+    constructor(container, specsOf = chartSpecs) {
       this.container = container;
+      this.specsOf = specsOf;
       this.cards = new Map();  // id -> {card, body, plot, spec, signature}
       this.resizer = new ResizeObserver(() => this.resize());
       ChartGrid.all.push(this);
     }
 
     update(timeline, thresholds, plannedSeconds) {
-      const specs = chartSpecs(timeline, thresholds, plannedSeconds);
+      const specs = this.specsOf(timeline, thresholds, plannedSeconds);
       for (const spec of specs) {
         let entry = this.cards.get(spec.id);
         const sig = signature(spec);
@@ -282,7 +406,7 @@ window.Stampede = window.Stampede || {};
         }
         if (!entry) {
           const body = S.el('div', { class: 'chart-body' });
-          const swatch = spec.kind === 'latency' ? S.el('span', { class: 'swatch', style: { background: spec.series[1].color } }) : null;
+          const swatch = spec.kind === 'latency' ? S.el('span', { class: 'swatch', style: { background: spec.series[spec.series.length > 2 ? 1 : 0].color } }) : null;
           const card = S.el('figure', { class: 'chart-card', data: { chart: spec.id } },
             S.el('figcaption', {}, swatch, S.el('span', { class: 'chart-title' }, spec.title),
                  S.el('span', { class: 'chart-subtitle' }, spec.subtitle)),
@@ -327,6 +451,11 @@ window.Stampede = window.Stampede || {};
       return [...this.cards.values()].map(({ spec, plot }) => ({
         id: spec.id,
         title: spec.title,
+        // The time axis: its end, and the seconds on it; where the cursor is (every chart's
+        // cursor moves together).
+        xEnd: spec.xEnd,
+        seconds: spec.x.length,
+        cursor: plot && plot.cursor.idx !== undefined ? plot.cursor.idx : null,
         thresholds: spec.thresholds.map((t) => t.label),
         series: spec.series.map((s, i) => ({
           label: s.label,
@@ -340,6 +469,9 @@ window.Stampede = window.Stampede || {};
   S.charts = {
     ChartGrid,
     chartSpecs,
+    serverChartSpecs,
+    serverFamilies,
+    isServer,
     describeAll: () => ChartGrid.all.flatMap((grid) => grid.describe()),
   };
 })(window.Stampede);

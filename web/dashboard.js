@@ -31,14 +31,21 @@
     live.tiles = el('div', { id: 'live-tiles' });
     live.charts = el('div', { class: 'charts' });
     live.table = el('div', { id: 'live-table' });
+    // The server's charts, shown from the first second that has server series.
+    live.serverCharts = el('div', { class: 'charts' });
+    live.server = el('section', { class: 'panel server', id: 'server', hidden: true }, el('h2', {}, 'Server'),
+      el('p', { class: 'hint' }, 'Scraped from the app\'s metrics endpoint (--server-metrics), on the same seconds as the ' +
+        'charts above.'), live.serverCharts);
     app.replaceChildren(el('article', { class: 'scenario' },
       S.view.scenarioHeader(scenario, pill),
       progress,
       live.tiles,
       S.view.section('Over time', live.charts),
+      live.server,
       S.view.section('Live metrics', el('p', { class: 'hint' }, 'totals since the start; rate and percentiles of the last second'), live.table)));
     live.grid = new S.charts.ChartGrid(live.charts);
-    grids = [live.grid];
+    live.serverGrid = new S.charts.ChartGrid(live.serverCharts, S.charts.serverChartSpecs);
+    grids = [live.grid, live.serverGrid];
     document.title = `${scenario.scenario} · live · Stampede`;
     setStatus('live dashboard · running', 'on');
     redraw();
@@ -94,8 +101,15 @@
     const text = document.getElementById('live-progress-text');
     if (text) text.textContent = planned > 0 ? `${f.clock(elapsed)} of ${f.clock(planned)}` : f.clock(elapsed);
     live.tiles.replaceChildren(liveTiles(timeline, totals));
-    live.table.replaceChildren(S.tables.liveTable(totals, latest ? latest.metrics : {}));
-    live.grid.update(timeline, live.scenario.options ? live.scenario.options.thresholds : [], planned);
+    // The server's series are charted in their section, not listed here (there can be hundreds).
+    const loadTotals = Object.fromEntries(Object.entries(totals).filter(([name]) => !S.view.isServer(name)));
+    live.table.replaceChildren(S.tables.liveTable(loadTotals, latest ? latest.metrics : {}));
+    const thresholds = live.scenario.options ? live.scenario.options.thresholds : [];
+    live.grid.update(timeline, thresholds, planned);
+    if (S.view.hasServerSeries(timeline)) {
+      live.server.hidden = false;
+      live.serverGrid.update(timeline, thresholds, planned);
+    }
   }
 
   function finish(run) {

@@ -57,6 +57,13 @@ window.Stampede = window.Stampede || {};
       while (Math.abs(v) >= 999.995 && i + 1 < units.length) { v /= 1000; i++; }
       return (i === 0 ? number.format(Math.round(v)) : v.toFixed(2)) + ' ' + units[i];
     },
+    // A plain value of any size, as a server gauge reads: 0.934 -> "0.934", 12.5 -> "12.5",
+    // 73400320 -> "73,400,320".
+    number(value) {
+      if (value === null || value === undefined || !isFinite(value)) return '–';
+      if (Math.abs(value) >= 1000) return number.format(Math.round(value));
+      return String(Number(value.toPrecision(3)));
+    },
     // A distribution's value in its unit ("bytes" or "number").
     value(value, unit) {
       return unit === 'bytes' ? S.format.bytes(value) : S.format.count(value);

@@ -100,6 +100,31 @@ window.Stampede = window.Stampede || {};
     return el('section', { class: 'panel' }, el('h2', {}, title), ...content);
   }
 
+  // The server's metrics (`--server-metrics`) apart from the load's: they have a section of
+  // their own, and would bury the load's rows in the Metrics tables.
+  const isServer = (name) => name.startsWith('server.');
+  function splitMetrics(metrics) {
+    const load = {}, server = {};
+    for (const [name, m] of Object.entries(metrics || {})) (isServer(name) ? server : load)[name] = m;
+    return { load, server };
+  }
+  function hasServerSeries(timeline) {
+    return timeline.some((entry) => Object.keys(entry.metrics || {}).some(isServer));
+  }
+
+  // Charts of the server's series over the run's seconds (`charts`: their grid's container),
+  // and every server series in tables.
+  function serverSection(scenario, charts) {
+    const { server } = splitMetrics(scenario.metrics);
+    const families = S.charts.serverFamilies(scenario.timeline).size;
+    return el('section', { class: 'panel server', id: 'server' }, el('h2', {}, 'Server'),
+      el('p', { class: 'hint' }, 'Scraped from the app\'s metrics endpoint (--server-metrics) once per interval, on the same ' +
+        'seconds as the charts above: the cursor moves on both.'),
+      families > 30 ? el('p', { class: 'hint' }, `${families} families: the first 30 are charted, every series is in the tables.`) : null,
+      charts,
+      S.tables.timingsTable(server), S.tables.distributionsTable(server), S.tables.countersTable(server));
+  }
+
   // --find-limit: the headline (the most it held) and one row per step, judged over its hold.
   function findLimitSection(scenario) {
     const fl = scenario.find_limit;
@@ -142,10 +167,13 @@ window.Stampede = window.Stampede || {};
     return section('Generator', g.verdict ? el('p', { class: 'notice generator-verdict' }, g.verdict) : null, S.tables.tiles(items));
   }
 
-  // Draws one scenario into `article`; returns its chart grid (charts are drawn once the
-  // article is in the document, so they know their width).
+  // Draws one scenario into `article`; returns its chart grids' containers (charts are drawn
+  // once the article is in the document, so they know their width): the load's, and the
+  // server's (null without server series).
   function renderScenario(article, scenario) {
     const charts = el('div', { class: 'charts' });
+    const serverCharts = hasServerSeries(scenario.timeline) ? el('div', { class: 'charts' }) : null;
+    const { load } = splitMetrics(scenario.metrics);
     // The metrics thresholds name are shown whatever they hold; the others only if they recorded something.
     const named = new Set((scenario.thresholds || []).map((t) => t.metric));
     const parts = [
@@ -156,16 +184,17 @@ window.Stampede = window.Stampede || {};
       keyFigures(scenario),
       findLimitSection(scenario),
       section('Over time', charts),
+      serverCharts ? serverSection(scenario, serverCharts) : null,
       el('div', { class: 'columns' },
         section('Thresholds', S.tables.thresholdsTable(scenario.thresholds)),
         section('Checks', S.tables.checksTable(scenario.checks))),
-      section('Metrics', S.tables.timingsTable(scenario.metrics, named) || el('p', { class: 'empty' }, 'No timing was recorded.'),
-              S.tables.distributionsTable(scenario.metrics), S.tables.countersTable(scenario.metrics, named)),
+      section('Metrics', S.tables.timingsTable(load, named) || el('p', { class: 'empty' }, 'No timing was recorded.'),
+              S.tables.distributionsTable(load), S.tables.countersTable(load, named)),
       section('Errors', S.tables.errorsTable(scenario.iteration_errors)),
       generatorSection(scenario),
     ];
     article.append(...parts.filter(Boolean));
-    return charts;
+    return { charts, serverCharts };
   }
 
   function footer(run) {
@@ -210,15 +239,20 @@ window.Stampede = window.Stampede || {};
     const articles = run.results.map((_, i) => el('article', { class: 'scenario', id: `scenario-${i + 1}` }));
     app.replaceChildren(...[incompleteNotice(run), overview(run), ...articles, footer(run)].filter(Boolean));
     run.results.forEach((scenario, i) => {
-      const container = renderScenario(articles[i], scenario);
-      const grid = new S.charts.ChartGrid(container);
+      const { charts, serverCharts } = renderScenario(articles[i], scenario);
+      const grid = new S.charts.ChartGrid(charts);
       grid.update(scenario.timeline, scenario.thresholds);
       grids.push(grid);
+      if (serverCharts) {
+        const serverGrid = new S.charts.ChartGrid(serverCharts, S.charts.serverChartSpecs);
+        serverGrid.update(scenario.timeline, scenario.thresholds);
+        grids.push(serverGrid);
+      }
     });
     if (run.results.length === 1) document.title = `${run.results[0].scenario} · Stampede`;
     else document.title = `${run.results.length} scenarios · Stampede`;
     return grids;
   };
 
-  S.view = { scenarioHeader, keyFigures, section, loadText };
+  S.view = { scenarioHeader, keyFigures, section, loadText, isServer, hasServerSeries };
 })(window.Stampede);

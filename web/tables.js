@@ -85,8 +85,8 @@ window.Stampede = window.Stampede || {};
       (m.kind === 'gauge' && (m.max !== null || named.has(name)))).map(([name, m]) => {
       if (m.kind === 'gauge')
         return el('tr', { data: { metric: name } }, metricCell(name),
-          el('td', { class: 'num count' }, m.max === null ? '–' : `max ${f.count(m.max)}`), el('td', { class: 'num' }, ''),
-          el('td', { class: 'reasons' }, m.last === null ? '' : `last ${f.count(m.last)}`));
+          el('td', { class: 'num count' }, m.max === null ? '–' : `max ${f.number(m.max)}`), el('td', { class: 'num' }, ''),
+          el('td', { class: 'reasons' }, m.last === null ? '' : `last ${f.number(m.last)}`));
       return el('tr', { data: { metric: name }, class: m.count > 0 && /errors|dropped|crashes|timeouts/.test(name) ? 'bad' : '' },
         metricCell(name), el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
         el('td', { class: 'reasons', title: examplesText(m.examples) }, reasonsText(m.reasons)));

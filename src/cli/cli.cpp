@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--html", run.outputs.html,
                       "Write the report as one HTML page that needs nothing else: charts over time, thresholds, checks, errors");
   add_find_limit_options(*run_cmd, run.find_limit);
+  add_server_metrics_options(*run_cmd, run.server_metrics);
   run_cmd->add_flag("--parallel", run.parallel,
                     "Run every scenario file at the same time, each with its own load, thresholds and results "
                     "(exit 1 if any fails a threshold)");

@@ -18,6 +18,7 @@
 #include "engine/step_judge.hpp"
 #include "metrics/metric_table.hpp"
 #include "report/find_limit_table.hpp"
+#include "report/server_signals.hpp"
 #include "scenario/scenario_error.hpp"
 
 namespace stampede::cli {
@@ -26,20 +27,29 @@ namespace {
 
 using engine::LimitBy;
 
-// The thresholds and the generator's health over one step's hold.
-report::FindLimitStep judge_hold(const metrics::Collector& collector, const metrics::Registry& registry,
-                                 const std::vector<metrics::ThresholdSpec>& thresholds, const engine::StepWindow& w,
-                                 LimitBy by) {
+// A step as judged: its row, and the server's figures over its hold (with --server-metrics).
+struct JudgedStep {
   report::FindLimitStep row;
+  std::vector<report::MetricFigures> server;
+};
+
+// The thresholds, the generator's health and the server's figures over one step's hold.
+// `server_exposed`: what the server-metrics endpoints exposed so far (threshold messages).
+JudgedStep judge_hold(const metrics::Collector& collector, const metrics::Registry& registry,
+                      const std::vector<metrics::ThresholdSpec>& thresholds, const engine::StepWindow& w, LimitBy by,
+                      const std::vector<std::string>& server_exposed) {
+  JudgedStep judged;
+  report::FindLimitStep& row = judged.row;
   row.level = w.level;
   row.hold_start = w.hold_start;
   row.hold_end = w.hold_end;
   const double seconds = static_cast<double>(w.last_second - w.first_second + 1);
   const auto table = metrics::make_metric_table(collector.summary_window(w.first_second, w.last_second), registry);
-  for (const auto& spec : thresholds) row.thresholds.push_back(metrics::judge(spec, table, seconds));
+  for (const auto& spec : thresholds) row.thresholds.push_back(metrics::judge(spec, table, seconds, server_exposed));
+  judged.server = report::server_figures(table, seconds);
   row.generator = generator_figures(collector, registry, w.first_second, w.last_second, seconds,
                                     report::format_load(w.level, by == LimitBy::Rate));
-  return row;
+  return judged;
 }
 
 bool all_passed(const report::FindLimitStep& row) {
@@ -80,6 +90,26 @@ void conclude(report::FindLimitResult& r, const engine::FindLimitSettings& s) {
     r.verdict = r.limit ? fmt::format("Held {} before the run was stopped", load(*r.limit))
                         : std::string("No step was judged: the run was stopped first");
   }
+}
+
+// With --server-metrics: the server's columns of the step table and, when a level broke,
+// the server signal that broke first, named in the verdict next to the threshold
+// ("...; 9,000 VUs broke live.event p95 <= 250ms (420ms) while the BEAM run queue went
+// from 2 to 310: the schedulers were saturated"). `server`: per step of `r.steps`.
+void add_what_broke_first(report::FindLimitResult& r, const std::vector<std::vector<report::MetricFigures>>& server) {
+  std::vector<report::ServerStepFigures> figures;
+  std::optional<std::size_t> failing;
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const report::FindLimitStep& step = r.steps[i];
+    figures.push_back({step.level, step.status, i < server.size() ? server[i] : std::vector<report::MetricFigures>{},
+                       step.thresholds});
+    // The step that decided the verdict: the lowest level that failed (not one where the
+    // generator ran out: then the figures measure the generator, not the server).
+    if (r.failed_at && !r.inconclusive && step.level == *r.failed_at && step.status == "fail") failing = i;
+  }
+  report::ServerBreakdown breakdown = report::what_broke_first(figures, failing);
+  if (!breakdown.verdict.empty() && failing) r.verdict += " while " + breakdown.verdict;
+  r.server = std::move(breakdown);
 }
 
 }  // namespace
@@ -132,15 +162,19 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
     rows[i].hold_end = steps[i].hold_end;
     rows[i].status = engine::step_status_name(engine::StepStatus::NotReached);
   }
-  std::mutex rows_mutex;  // the observer runs on a worker's thread
+  std::vector<std::vector<report::MetricFigures>> server(steps.size());  // per row
+  std::mutex rows_mutex;  // the observer runs on a worker's (or the sampler's) thread
   staircase.observe([&](const metrics::Snapshot& second) {
     for (std::size_t i : judge.on_second(second.second)) {
-      report::FindLimitStep row = judge_hold(staircase.collector(), registry, sc.thresholds, steps[i], settings.by);
+      JudgedStep judged = judge_hold(staircase.collector(), registry, sc.thresholds, steps[i], settings.by,
+                                     staircase.server_exposed_names());
+      report::FindLimitStep& row = judged.row;
       const bool go_on = judge.record(i, {all_passed(row), row.generator && row.generator->bottleneck});
       row.status = engine::step_status_name(judge.status(i));
       {
         std::lock_guard lock(rows_mutex);
         rows[i] = std::move(row);
+        server[i] = std::move(judged.server);
       }
       if (!go_on) staircase.stop();
     }
@@ -160,17 +194,19 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
       if (!args.quiet) std::fprintf(stderr, "refine: trying %s\n", report::format_load(*level, by_rate).c_str());
       const engine::StepWindow w = engine::single_step(settings, *level);
       ScenarioExecution probe(sc, args, engine::single_step_shape(settings, *level, base), registry, nullptr, true);
-      std::optional<report::FindLimitStep> row;
+      std::optional<JudgedStep> judged;
       std::mutex row_mutex;
       probe.observe([&](const metrics::Snapshot& second) {
         if (second.second < w.last_second) return;
         std::lock_guard lock(row_mutex);
-        if (row) return;
-        row = judge_hold(probe.collector(), registry, sc.thresholds, w, settings.by);
+        if (judged) return;
+        judged = judge_hold(probe.collector(), registry, sc.thresholds, w, settings.by, probe.server_exposed_names());
         probe.stop();
       });
       probe.run();
-      if (probe.interrupts() > 0 || !row) break;
+      if (probe.interrupts() > 0 || !judged) break;
+      std::optional<report::FindLimitStep> row = std::move(judged->row);
+      server.push_back(std::move(judged->server));
       row->refine = true;
       const bool bound = row->generator && row->generator->bottleneck;
       row->status = bound ? "inconclusive" : all_passed(*row) ? "pass" : "fail";
@@ -181,6 +217,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
     }
   }
   conclude(found, settings);
+  if (sc.options.server_metrics) add_what_broke_first(found, server);
 
   if (const std::string failed = engine::run_teardown(sc, registry); !failed.empty()) staircase.output().warn(failed);
   // The whole staircase's figures; the thresholds are judged per step, above.

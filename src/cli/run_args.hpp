@@ -8,6 +8,7 @@
 #include "cli/dashboard_args.hpp"
 #include "cli/find_limit_args.hpp"
 #include "cli/result_outputs.hpp"
+#include "cli/server_metrics_args.hpp"
 #include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
 
@@ -27,6 +28,7 @@ struct RunArgs {
   ResultOutputs outputs;  // result files and live exports
   DashboardArgs dashboard;
   FindLimitArgs find_limit;  // --find-limit and its steps (cli/find_limit_args.hpp)
+  ServerMetricsArgs server_metrics;  // --server-metrics, --server-metrics-every (cli/server_metrics_args.hpp)
   bool parallel = false;     // --parallel: every file at once rather than one after the other
   ClusterArgs cluster;       // --nodes, --procs-per-node, --rank-timeout (cli/cluster_args.hpp)
 };

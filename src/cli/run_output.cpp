@@ -157,11 +157,12 @@ void RunOutput::hint_at_limits(const metrics::MetricTable& table) {
                  static_cast<unsigned long long>(ports));
 }
 
-int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
+int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds,
+                      const std::vector<std::string>& server_exposed) {
   std::lock_guard lock(mutex_);
   clear_progress_locked();
   report::SummaryModel model =
-      report::summary_model_of(collector_.summary(), registry_, result_.scenario, duration, thresholds);
+      report::summary_model_of(collector_.summary(), registry_, result_.scenario, duration, thresholds, server_exposed);
   model.all_metrics = all_metrics_;
   const bool failed = std::any_of(model.thresholds.begin(), model.thresholds.end(), [](const auto& t) { return !t.pass; });
   std::fputs(report::render_summary_table(model).c_str(), stdout);

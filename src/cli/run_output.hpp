@@ -35,7 +35,10 @@ class RunOutput {
   void warn(const std::string& message);
   // Prints the summary and verdicts for a run that lasted `duration` and keeps the
   // result; returns the exit status (1 when a threshold failed).
-  int finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds);
+  // `server_exposed`: what the server-metrics endpoints exposed, named by a threshold on a
+  // server series that was never recorded (metrics/threshold.hpp).
+  int finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds,
+             const std::vector<std::string>& server_exposed = {});
   // The whole run, after finish().
   const report::ScenarioResult& result() const { return result_; }
   // Since the run's start (0 before it). On the thread that called started().

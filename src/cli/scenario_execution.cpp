@@ -30,7 +30,10 @@ namespace stampede::cli {
 engine::ScenarioOverrides scenario_overrides(const RunArgs& args) { return {args.insecure, args.local_addresses}; }
 
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry) {
-  return engine::load_scenario(path, scenario_overrides(args), registry);
+  PreparedScenario scenario = engine::load_scenario(path, scenario_overrides(args), registry);
+  // What this run scrapes, the command line over the scenario: checked here, before setup().
+  scenario.options.server_metrics = server_metrics_for(args.server_metrics, scenario.options.server_metrics, path);
+  return scenario;
 }
 
 std::string local_host_name() {
@@ -111,6 +114,12 @@ engine::RunPlan plan_for(const PreparedScenario& scenario, const engine::Generat
   return engine::run_plan_for(scenario, shape, setup.threads, setup.policy);
 }
 
+engine::Run::Options run_options_for(const PreparedScenario& scenario) {
+  engine::Run::Options options;
+  options.server_metrics = scenario.options.server_metrics;  // this process is the one that scrapes
+  return options;
+}
+
 // "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line.
 std::string describe(const engine::GeneratorSetup& setup, int threads) {
   const char* how = setup.policy == engine::CpuPolicy::poll    ? "polling"
@@ -127,7 +136,8 @@ ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const Run
       setup_(setup_for(scenario, args, shape, share)),
       registry_(registry),
       live_(live),
-      run_(plan_for(scenario, setup_, shape, share), registry, this, share != nullptr ? share->peers : nullptr) {
+      run_(plan_for(scenario, setup_, shape, share), registry, this, share != nullptr ? share->peers : nullptr,
+           run_options_for(scenario)) {
   report::ScenarioResult header;
   header.scenario = scenario.name;
   header.file = scenario.path;
@@ -176,7 +186,7 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   else if (std::string failed = engine::run_teardown(scenario_, registry_); !failed.empty())
     output_->warn(failed);
   std::lock_guard summary(summary_lock());
-  const int status = output_->finish(lasted, scenario_.thresholds);
+  const int status = output_->finish(lasted, scenario_.thresholds, run_.server_exposed_names());
   result = output_->result();
   // The merged figures: under mpirun every rank's loop delay, lag and drops count (the
   // generator gauges merge as the busiest rank's), not rank 0's alone.

@@ -24,7 +24,8 @@ using engine::PreparedScenario;
 
 // What the command line overrides of a scenario's own options.
 engine::ScenarioOverrides scenario_overrides(const RunArgs& args);
-// Loads the file with the command line's overrides (throws scenario::ScenarioError).
+// Loads the file with the command line's overrides (throws scenario::ScenarioError); its
+// options.server_metrics become what the run scrapes (cli/server_metrics_args.hpp).
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry);
 
 std::string local_host_name();
@@ -63,6 +64,8 @@ class ScenarioExecution final : private engine::RunListener {
   metrics::Collector& collector() { return run_.collector(); }
   metrics::Collector& own_collector() { return run_.own_collector(); }
   int interrupts() const { return run_.interrupts(); }
+  // What the server-metrics endpoints exposed (engine::Run::server_exposed_names).
+  std::vector<std::string> server_exposed_names() const { return run_.server_exposed_names(); }
   // What the load ran on and why, for the generator line: "1 worker, polling (2 cores, ...)".
   std::string setup_description() const;
 

@@ -47,7 +47,7 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
   cmd.add_option("--threads", args.threads, "Event loops (one acceptor each)")->capture_default_str()->check(CLI::Range(1u, 256u));
   cmd.add_option("--procs", args.procs,
                  "Target processes sharing the port (SO_REUSEPORT), to hold more connections than one process's "
-                 "file limit; /__truth, /__channels and /__reset then answer per process, --truth-out gets the merge")
+                 "file limit; /__truth, /__channels, /__reset and /metrics then answer per process, --truth-out gets the merge")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u));
   cmd.add_option("--truth-out", args.truth_out, "Write the exact latency percentiles served to this file at exit (JSON)");

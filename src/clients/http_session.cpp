@@ -177,7 +177,14 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         discard_on_destroy_(session.discard_on_destroy),
         session_alive_(session.alive),
         head_(session.ctx.take_text()),
-        parser_(session.ctx.take_http_parser()) {}
+        parser_(req_.max_body_bytes == 0 ? session.ctx.take_http_parser() : parser_with_limit(req_.max_body_bytes)) {}
+
+  // A request with a body limit of its own parses with a parser of its own, never pooled.
+  static proto::HttpResponseParser parser_with_limit(std::size_t max_body_bytes) {
+    proto::HttpParserLimits limits;
+    limits.max_body_bytes = max_body_bytes;
+    return proto::HttpResponseParser(limits);
+  }
 
   void start() {
     started_ = ctx_.clock.now();
@@ -528,8 +535,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     done_(std::move(response_));
     // A session never outlives its context: while it lives, the context does.
     if (session_alive_.expired()) return;
-    parser_.reuse(std::move(response_.headers), std::move(response_.body));
-    ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    if (req_.max_body_bytes == 0) {
+      parser_.reuse(std::move(response_.headers), std::move(response_.body));
+      ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    }
     ctx_.give_back_text(std::move(response_.url));
     ctx_.give_back_text(std::move(req_.url));
   }

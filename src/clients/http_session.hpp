@@ -37,6 +37,9 @@ struct HttpRequest {
   int max_redirects = 10;
   bool insecure = false;  // skip TLS verification
   std::string name;       // also record under http.request.<name>
+  // A larger (decoded) body fails the request with reason "protocol" as soon as it is seen
+  // to be larger; 0: the parser's own limit (proto::HttpParserLimits, 256 MB).
+  std::size_t max_body_bytes = 0;
   // HTTP/2 (clients/http2_session.hpp): over TLS offered by ALPN, HTTP/1.1 when the server
   // does not agree; over http:// with prior knowledge (h2c). One connection per origin,
   // concurrent requests as streams on it.

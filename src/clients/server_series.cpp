@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "clients/name_match.hpp"
+#include "common/name_match.hpp"
 #include "proto/prometheus_number.hpp"
 
 namespace stampede::clients {

@@ -72,7 +72,7 @@ class ServerSeries {
 
   bool selects(const proto::MetricFamily& family) const;
   // The name of every family of every scrape so far, selected or not, sorted: what a
-  // pattern or a threshold could have named (see closest_names in name_match.hpp).
+  // pattern or a threshold could have named (see closest_names in common/name_match.hpp).
   std::vector<std::string> families_seen() const;
 
  private:

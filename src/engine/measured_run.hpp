@@ -1,22 +1,34 @@
 #pragma once
-// A scenario's load with its measurements: the worker threads (ScenarioRun) and the
-// generator monitor, every second of both merged into one Collector (a slot per worker,
-// one for the monitor), on an event loop of the calling thread. What every process that
-// runs load does the same way: a plain run, find-limit's probes, rank 0 and the other
-// ranks of a distributed run; each adds its own around it (output, signals, ranks).
+// A scenario's load with its measurements: the worker threads (ScenarioRun), the
+// generator monitor and, when asked, the server-metrics sampler
+// (clients/server_metrics_sampler.hpp), every second of each merged into one Collector (a
+// slot per worker, one for the monitor, one for the sampler), on an event loop of the
+// calling thread. What every process that runs load does the same way: a plain run,
+// find-limit's probes, rank 0 and the other ranks of a distributed run; each adds its own
+// around it (output, signals, ranks).
 #include <boost/asio/io_context.hpp>
 
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "clients/server_metrics_options.hpp"
 #include "engine/generator_monitor.hpp"
 #include "engine/scenario_run.hpp"
 #include "metrics/collector.hpp"
+
+namespace stampede::clients {
+class ServerMetricsSampler;
+}
 
 namespace stampede::engine {
 
 class MeasuredRun {
  public:
-  MeasuredRun(RunPlan plan, metrics::Registry& registry);
+  // `server_metrics`: the endpoints this process scrapes (one process of a run only: rank 0).
+  MeasuredRun(RunPlan plan, metrics::Registry& registry,
+              std::optional<clients::ServerMetricsOptions> server_metrics = std::nullopt);
   ~MeasuredRun();
 
   // The loop that run_to_end() runs: signals, timers and the like go on it.
@@ -35,6 +47,11 @@ class MeasuredRun {
   // Runs io() until the workers have finished, then delivers the last partial seconds.
   void run_to_end();
 
+  // Every `server.` name the endpoints exposed or the sampler recorded, for the messages of
+  // thresholds on server series (ServerMetricsSampler::exposed_names); empty without one.
+  // From any thread.
+  std::vector<std::string> server_exposed_names() const;
+
  private:
   int threads_;
   metrics::Registry& registry_;
@@ -42,6 +59,8 @@ class MeasuredRun {
   boost::asio::io_context io_;
   ScenarioRun run_;
   std::optional<GeneratorMonitor> monitor_;
+  std::unique_ptr<clients::ServerMetricsSampler> sampler_;
+  std::size_t sampler_slot_ = 0;
 };
 
 }  // namespace stampede::engine

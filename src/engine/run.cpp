@@ -25,7 +25,11 @@ RunPlan run_plan_for(const PreparedScenario& scenario, LoadShape shape, int thre
 }
 
 Run::Run(RunPlan plan, metrics::Registry& registry, RunListener* listener, RunPeers* peers, Options options)
-    : plan_(plan), listener_(listener), peers_(peers), options_(options), measured_(std::move(plan), registry) {
+    : plan_(plan),
+      listener_(listener),
+      peers_(peers),
+      options_(options),
+      measured_(std::move(plan), registry, options_.server_metrics) {
   if (peers_ != nullptr && peers_->merges()) {
     // This process's seconds are rank 0's slot of the run's; the other ranks fill the rest.
     merged_ = std::make_unique<metrics::Collector>(static_cast<std::size_t>(peers_->ranks()));

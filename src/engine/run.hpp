@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/server_metrics_options.hpp"
 #include "engine/measured_run.hpp"
 #include "engine/prepared_scenario.hpp"
 #include "metrics/collector.hpp"
@@ -77,6 +78,10 @@ class Run {
     // Ctrl-C (SIGINT), SIGTERM and SIGUSR1 stop the run (the first gracefully, the second at
     // once). Off on the ranks other than 0, which rank 0 stops.
     bool handle_signals = true;
+    // `--server-metrics`: the endpoints this process scrapes while the load runs, as `server.`
+    // metrics in the run's seconds (a collector slot of their own). One process of a run
+    // only: a plain run, or rank 0 of a distributed one.
+    std::optional<clients::ServerMetricsOptions> server_metrics;
   };
 
   // `listener` and `peers` may be null (a quiet probe; one process).
@@ -105,6 +110,9 @@ class Run {
   const RunPlan& plan() const { return plan_; }
   int threads() const { return measured_.threads(); }
   int interrupts() const { return interrupts_; }
+  // What the server-metrics endpoints exposed (MeasuredRun::server_exposed_names): for the
+  // messages of thresholds on server series. From any thread.
+  std::vector<std::string> server_exposed_names() const { return measured_.server_exposed_names(); }
 
  private:
   void interrupt(int signal);

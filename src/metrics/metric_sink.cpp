@@ -138,6 +138,13 @@ void MetricSink::record(MetricId id, Nanos value) {
   ++data.count;
 }
 
+void MetricSink::record(MetricId id, std::int64_t value, std::uint64_t times) {
+  if (times == 0) return;
+  MetricData& data = slot(id);
+  data.histogram.record(value, times);
+  data.count += times;
+}
+
 void MetricSink::add(MetricId id, std::uint64_t n) { slot(id).count += n; }
 
 void MetricSink::add_error(MetricId id, std::string_view reason) {
@@ -168,6 +175,12 @@ void MetricSink::set_gauge(MetricId id, double value) {
   data.gauge_max = had_level ? std::max(data.gauge_max, value) : value;
   data.gauge_last = value;
   ++data.count;
+}
+
+void MetricSink::forget_gauge(MetricId id) {
+  std::erase(gauges_, id);
+  // Carried over by take() and not set since: set_gauge() counts every call, take() does not.
+  if (id < current_.metrics.size() && current_.metrics[id].count == 0) current_.metrics[id] = MetricData{};
 }
 
 Snapshot MetricSink::take(std::int64_t second) {

@@ -115,12 +115,19 @@ class MetricSink {
   MetricId id(std::string_view name, Kind kind);
 
   void record(MetricId id, Nanos value);                 // Timing
+  // Timing or Distribution: `times` samples of one value at once (a server histogram's
+  // bucket, spread over its range: clients/server_metrics_recorder.hpp).
+  void record(MetricId id, std::int64_t value, std::uint64_t times);
   void add(MetricId id, std::uint64_t n = 1);           // Counter
   // Counter +1, under the reason's group (metrics/error_group.hpp: what varies per
   // connection or request replaced), with the reason kept as the group's example.
   void add_error(MetricId id, std::string_view reason);
   void check(MetricId id, bool ok);                      // Check
   void set_gauge(MetricId id, double value);             // Gauge
+  // The gauge's level is no longer known (the server series it mirrors went away, or its
+  // scrape failed): it is not carried into the next window, and a level carried into this
+  // window and not set again in it is dropped, so the timeline shows a gap, not a stale line.
+  void forget_gauge(MetricId id);
 
   void request_sent() { ++current_.requests.sent; }
   void request_finished(bool ok) { ++(ok ? current_.requests.completed : current_.requests.failed); }

@@ -1,9 +1,11 @@
 #include "metrics/threshold.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "common/name_match.hpp"
 #include "metrics/builtin_metrics.hpp"
 
 namespace stampede::metrics {
@@ -100,7 +102,35 @@ std::string never_recorded(const ThresholdSpec& spec, const Aggregation& a) {
   return message;
 }
 
+constexpr std::string_view kServerPrefix = "server.";
+
 }  // namespace
+
+std::string server_series_not_recorded(std::string_view metric, const std::vector<std::string>& known) {
+  const std::string quoted = fmt::format("\"{}\"", metric);
+  if (known.empty())
+    return fmt::format(
+        "no samples: {} was never recorded: no server metrics were scraped (stampede run --server-metrics URL, or "
+        "the scenario's server_metrics option)",
+        quoted);
+  // The family was on the endpoint, but the select patterns left it out.
+  if (std::find(known.begin(), known.end(), metric) != known.end())
+    return fmt::format(
+        "no samples: {} is exposed by the endpoint but was not selected: add \"{}\" to server_metrics.select", quoted,
+        metric.substr(kServerPrefix.size()));
+  std::vector<std::string> near = closest_names(metric, known);
+  if (near.empty()) near = closest_by_words(metric, known);
+  if (near.empty()) {
+    std::size_t families = 0;
+    for (const std::string& name : known) families += name.find('{') == std::string::npos;
+    return fmt::format("no samples: {} is not exposed by the endpoint, and none of the {} families it exposed is close "
+                       "to that name",
+                       quoted, families);
+  }
+  std::string list;
+  for (const std::string& name : near) list += (list.empty() ? "" : ", ") + name;
+  return fmt::format("no samples: {} is not exposed by the endpoint; closest: {}", quoted, list);
+}
 
 std::string validate_aggregation(std::string_view aggregation) {
   if (find_aggregation(aggregation) != nullptr) return {};
@@ -130,9 +160,30 @@ std::string applicability_error(std::string_view aggregation, std::string_view m
 }
 
 ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds) {
+  return judge(spec, metrics, duration_seconds, {});
+}
+
+ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds,
+                      const std::vector<std::string>& server_exposed) {
   const Aggregation* a = find_aggregation(spec.aggregation);
   if (a == nullptr) return unjudged(spec, validate_aggregation(spec.aggregation));
   const NamedMetric* metric = find_metric(metrics, spec.metric);
+  // A server series the run never registered: the endpoint did not expose it, or it was not
+  // selected, or nothing was scraped. (One registered but without samples in the window, a
+  // histogram that saw no observations, is judged below: "recorded nothing".)
+  if (metric == nullptr && std::string_view(spec.metric).starts_with(kServerPrefix)) {
+    std::vector<std::string> known = server_exposed;
+    for (const NamedMetric& m : metrics) {
+      if (std::string_view(m.name).starts_with(kServerPrefix)) known.push_back(m.name);
+    }
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    // Our own (server.scrape, ...) are not the endpoint's names.
+    std::erase_if(known, [](const std::string& n) {
+      return n == "server.scrape" || n == "server.scrape.errors" || n == "server.series";
+    });
+    return unjudged(spec, server_series_not_recorded(spec.metric, known));
+  }
   if (metric == nullptr) return unjudged(spec, never_recorded(spec, *a));
   const Kind kind = metric->kind;
   const bool histogram = kind == Kind::Timing || kind == Kind::Distribution;

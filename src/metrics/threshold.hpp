@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/metric_table.hpp"
 
@@ -52,5 +53,18 @@ inline AggregationUnit result_unit(const ThresholdResult& result) {
 
 // `duration_seconds` is the span the metrics cover (for `rate`).
 ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds);
+// The same, for a run that scraped server metrics: a threshold on a `server.` series that
+// was never recorded fails saying whether the endpoint exposed it at all and naming the
+// closest names it did expose. `server_exposed`: ServerMetricsSampler::exposed_names() (the
+// families the endpoint showed, selected or not, and the series recorded); the table's own
+// `server.` names count too.
+ThresholdResult judge(const ThresholdSpec& spec, const MetricTable& metrics, double duration_seconds,
+                      const std::vector<std::string>& server_exposed);
+
+// Why a threshold on `metric`, a `server.` name the run never recorded, cannot be judged:
+// "no samples: \"server.beam_run_que\" is not exposed by the endpoint; closest:
+// server.erlang_vm_run_queues_length". `known`: every server name the run could have
+// recorded (see above).
+std::string server_series_not_recorded(std::string_view metric, const std::vector<std::string>& known);
 
 }  // namespace stampede::metrics

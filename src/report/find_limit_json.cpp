@@ -108,6 +108,24 @@ json::object find_limit_json(const FindLimitResult& r) {
     steps.push_back(std::move(step));
   }
   o["steps"] = std::move(steps);
+  if (r.server) {
+    json::object server;
+    json::array columns;
+    for (const ServerSignalColumn& c : r.server->columns) {
+      json::array values;
+      for (const std::optional<double>& v : c.values) values.push_back(v ? number(*v) : json::value(nullptr));
+      columns.push_back(json::object{{"key", c.key},
+                                     {"title", c.title},
+                                     {"metric", c.metric},
+                                     {"aggregation", c.aggregation},
+                                     {"unit", c.unit},
+                                     {"values", std::move(values)}});
+    }
+    server["columns"] = std::move(columns);
+    server["first"] = r.server->first ? json::value(r.server->columns[*r.server->first].key) : json::value(nullptr);
+    server["verdict"] = r.server->verdict;
+    o["server"] = std::move(server);
+  }
   return o;
 }
 
@@ -163,6 +181,30 @@ FindLimitResult read_find_limit_json(const json::object& o) {
         s.generator = read_generator_json(g->get_object());
       r.steps.push_back(std::move(s));
     }
+  }
+  if (const auto* server = o.if_contains("server"); server != nullptr && server->is_object()) {
+    const json::object& so = server->get_object();
+    ServerBreakdown b;
+    const std::string first = read_string(so, "first");
+    if (const auto* columns = so.if_contains("columns"); columns != nullptr && columns->is_array()) {
+      for (const auto& v : columns->get_array()) {
+        if (!v.is_object()) continue;
+        const json::object& co = v.get_object();
+        ServerSignalColumn c;
+        c.key = read_string(co, "key");
+        c.title = read_string(co, "title");
+        c.metric = read_string(co, "metric");
+        c.aggregation = read_string(co, "aggregation");
+        c.unit = read_string(co, "unit");
+        if (const auto* values = co.if_contains("values"); values != nullptr && values->is_array())
+          for (const auto& x : values->get_array())
+            c.values.push_back(x.is_number() ? std::optional<double>(x.to_number<double>()) : std::nullopt);
+        if (!first.empty() && c.key == first) b.first = b.columns.size();
+        b.columns.push_back(std::move(c));
+      }
+    }
+    b.verdict = read_string(so, "verdict");
+    r.server = std::move(b);
   }
   return r;
 }

@@ -43,6 +43,25 @@ struct FindLimitStep {
   std::optional<GeneratorFigures> generator;         // over the hold
 };
 
+// With --server-metrics: a server signal that matters, per step (report/server_signals.hpp).
+struct ServerSignalColumn {
+  std::string key;          // "run_queue", "scheduler_utilization", "memory", "ecto_queue", "handler"
+  std::string title;        // a column heading: "run queue max", "Ecto queue p95"
+  std::string metric;       // the series read ("server.erlang_vm_run_queues_length"); for
+                            // handler, the slowest one at the failing step (or the last)
+  std::string aggregation;  // "max" (a gauge's highest level over the hold) or "p95"
+  std::string unit;         // "count", "ratio", "bytes", "ms" or "number"
+  std::vector<std::optional<double>> values;  // per step, in the order given; empty when not measured
+};
+
+struct ServerBreakdown {
+  std::vector<ServerSignalColumn> columns;  // the signals the endpoint has, in server_signals.hpp's order
+  std::optional<std::size_t> first;         // the column that broke first, if one did
+  // "the BEAM run queue went from 2 to 310: the schedulers were saturated"; empty when no
+  // server signal broke (or there is no failing step).
+  std::string verdict;
+};
+
 struct FindLimitResult {
   std::string by = "vus";  // "vus" or "rate"
   double start = 0, step = 0, up_to = 0;
@@ -56,6 +75,10 @@ struct FindLimitResult {
   bool reached_up_to = false;        // every level up to up_to passed
   bool inconclusive = false;         // ended because the generator was the bottleneck
   std::string verdict;               // the headline sentence of the summary
+  // With --server-metrics: the server's columns of the step table (values in the order of
+  // `steps`) and what broke first; its verdict is part of `verdict` ("... while the BEAM run
+  // queue went from 2 to 310: ..."). Empty without server metrics.
+  std::optional<ServerBreakdown> server;
 };
 
 }  // namespace stampede::report

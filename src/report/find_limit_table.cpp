@@ -7,6 +7,7 @@
 
 #include "report/text_columns.hpp"
 #include "report/threshold_line.hpp"
+#include "report/server_signals.hpp"
 #include "report/units.hpp"
 
 namespace stampede::report {
@@ -64,9 +65,14 @@ std::string render_find_limit(const FindLimitResult& r) {
     }
   if (columns != nullptr)
     for (const auto& t : *columns) header.push_back(t.spec.metric + " " + t.spec.aggregation);
+  // With --server-metrics, the server's signals that matter (run queue, utilization, ...).
+  const std::vector<ServerSignalColumn> no_server;
+  const std::vector<ServerSignalColumn>& server = r.server ? r.server->columns : no_server;
+  for (const auto& c : server) header.push_back("server " + c.title);
   header.emplace_back("status");
   rows.push_back(header);
-  for (const auto& s : r.steps) {
+  for (std::size_t step = 0; step < r.steps.size(); ++step) {
+    const FindLimitStep& s = r.steps[step];
     if (s.status == "not_reached") continue;
     std::vector<std::string> row{format_level(s.level) + (s.refine ? " (refine)" : "")};
     for (std::size_t i = 0; columns != nullptr && i < columns->size(); ++i) {
@@ -75,6 +81,10 @@ std::string render_find_limit(const FindLimitResult& r) {
       } else {
         row.emplace_back("-");
       }
+    }
+    for (const auto& c : server) {
+      const bool measured = step < c.values.size() && c.values[step];
+      row.push_back(measured ? format_signal(c.unit, *c.values[step]) : std::string("-"));
     }
     row.push_back(s.status);
     rows.push_back(row);

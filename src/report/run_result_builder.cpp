@@ -123,7 +123,8 @@ std::string example_of(const metrics::MetricData& data, const std::string& group
 }  // namespace
 
 SummaryModel summary_model_of(const metrics::Summary& summary, const metrics::Registry& registry, std::string scenario,
-                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
+                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds,
+                              const std::vector<std::string>& server_exposed) {
   SummaryModel model;
   model.scenario = std::move(scenario);
   model.duration = duration;
@@ -132,7 +133,8 @@ SummaryModel summary_model_of(const metrics::Summary& summary, const metrics::Re
   model.metrics = metrics::make_metric_table(summary, registry);
   model.requests = summary.requests;
   const double seconds = std::max(1e-9, static_cast<double>(duration) / kSecond);
-  for (const auto& spec : thresholds) model.thresholds.push_back(metrics::judge(spec, model.metrics, seconds));
+  for (const auto& spec : thresholds)
+    model.thresholds.push_back(metrics::judge(spec, model.metrics, seconds, server_exposed));
   if (const auto* errors = metrics::find_metric(model.metrics, metrics::names::kIterationErrors)) {
     for (const auto& [message, count] : errors->data.reasons)
       model.iteration_errors.push_back({message, count, example_of(errors->data, message)});

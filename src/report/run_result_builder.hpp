@@ -30,8 +30,10 @@ SecondResult second_result(const metrics::Snapshot& second, const metrics::Regis
 
 // What the end-of-run summary says of `summary`, a run of `duration` from its start: its
 // metrics, thresholds judged, and iteration errors (crashes among them, marked).
+// `server_exposed`: what the server-metrics endpoints exposed (metrics::judge).
 SummaryModel summary_model_of(const metrics::Summary& summary, const metrics::Registry& registry, std::string scenario,
-                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds);
+                              Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds,
+                              const std::vector<std::string>& server_exposed = {});
 
 // The summary part of a scenario's result (metrics, requests, thresholds, errors, window).
 void fill_summary(ScenarioResult& result, const SummaryModel& summary);

@@ -8,6 +8,7 @@
 
 #include "proto/duration.hpp"
 #include "scenario/lua_list.hpp"
+#include "scenario/server_metrics_option.hpp"
 #include "scenario/scenario_error.hpp"
 #include "scenario/threshold_options.hpp"
 
@@ -116,7 +117,7 @@ const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
                                                 "start_rate", "rate_stages", "max_vus",       "graceful_stop",
                                                 "thresholds", "local_addresses", "insecure",   "find_limit",
-                                                "http2"};
+                                                "http2",      "server_metrics"};
   return keys;
 }
 
@@ -151,6 +152,8 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.thresholds = read_thresholds(L, v, at);
     } else if (key == "find_limit") {
       o.find_limit = read_find_limit_option(L, v, at);
+    } else if (key == "server_metrics") {
+      o.server_metrics = read_server_metrics_option(L, v, at);
     } else if (key == "insecure") {
       o.insecure = lua_toboolean(L, v) != 0;
     } else if (key == "http2") {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/server_metrics_options.hpp"
 #include "common/load_shape.hpp"
 #include "scenario/find_limit_option.hpp"
 
@@ -32,6 +33,8 @@ struct ScenarioOptions {
   bool insecure = false;
   bool http2 = false;  // stampede.http requests use HTTP/2 unless they say http2 = false
   std::optional<FindLimitOption> find_limit;  // how --find-limit steps the load
+  // The Prometheus endpoint(s) scraped while the run goes (scenario/server_metrics_option.hpp).
+  std::optional<clients::ServerMetricsOptions> server_metrics;
 };
 
 // Reads the table at `index`. `where` prefixes every error ("loadtest/api.lua: options").

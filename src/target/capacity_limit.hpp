@@ -4,6 +4,7 @@
 // on an event loop (received, not yet answered), each further request is held MS longer
 // than its drawn delay. With the default single event loop (--threads 1) N is the whole
 // server's; with more, each loop has its own N (no shared counter on the hot path).
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,25 +23,29 @@ struct CapacitySpec {
 std::optional<CapacitySpec> parse_capacity_spec(std::string_view text, std::string* error = nullptr);
 std::string format_capacity_spec(const CapacitySpec& spec);
 
-// One event loop's requests in flight.
+// One event loop's requests in flight. Its loop is the only writer; GET /metrics reads the
+// count from another thread, so it is a relaxed atomic (a load and a store: what a plain
+// increment costs, no read-modify-write).
 class InFlightLimit {
  public:
   explicit InFlightLimit(std::optional<CapacitySpec> spec) : spec_(spec) {}
   // A measured request arrives: counts it, and returns the extra hold it gets (0 within capacity).
   Nanos enter() {
-    const bool over = spec_ && in_flight_ >= spec_->requests;
-    ++in_flight_;
+    const std::uint64_t n = in_flight();
+    const bool over = spec_ && n >= spec_->requests;
+    in_flight_.store(n + 1, std::memory_order_relaxed);
     return over ? static_cast<Nanos>(spec_->extra_ms * kMilli) : 0;
   }
   // It was answered, or its connection closed first.
   void leave() {
-    if (in_flight_ > 0) --in_flight_;
+    const std::uint64_t n = in_flight();
+    if (n > 0) in_flight_.store(n - 1, std::memory_order_relaxed);
   }
-  std::uint64_t in_flight() const { return in_flight_; }
+  std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
 
  private:
   std::optional<CapacitySpec> spec_;
-  std::uint64_t in_flight_ = 0;
+  std::atomic<std::uint64_t> in_flight_{0};
 };
 
 }  // namespace stampede::target

@@ -26,6 +26,8 @@ struct alignas(64) ChannelStats {
   StatCounter sockets_closed;
   StatCounter channel_sockets_opened;  // of them, on /socket/websocket
   StatCounter liveview_sockets_opened;  // of them, on /live/websocket (and its /lv020, /lv1x twins)
+  StatCounter channel_sockets_closed;   // sockets_closed, of channel sockets
+  StatCounter liveview_sockets_closed;  // and of LiveView sockets
   StatCounter frames_received;        // Phoenix messages decoded (heartbeats included)
   StatCounter heartbeats;
   StatCounter joins;                  // accepted joins

@@ -10,6 +10,7 @@
 #include "target/h2_connection.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
+#include "target/target_metrics.hpp"
 #include "target/truth.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
@@ -36,6 +37,8 @@ Connection::Connection(Worker& worker, Socket socket)
     : worker_(worker),
       socket_(std::move(socket)),
       linger_timer_(socket_.get_executor()) {}
+
+Connection::~Connection() { worker_.server_stats().connections_ended.add(); }
 
 void Connection::start() {
   boost::system::error_code ec;
@@ -163,6 +166,11 @@ void Connection::dispatch(Nanos received_at) {
     answer_control(slot, path, request.method);
     return;
   }
+  if (path == "/metrics" && (request.method == "GET" || request.method == "HEAD") && worker_.shared().metrics) {
+    answer_metrics(slot);
+    return;
+  }
+  worker_.server_stats().http_requests.add();
   if (wants_websocket(request, path)) {
     answer_websocket(slot, path, query);
     return;
@@ -226,6 +234,15 @@ void Connection::answer_control(PendingResponse& slot, std::string_view path, st
   slot.response.set_static(404, kJson,
                            R"({"error":"unknown control endpoint; try GET /__truth, POST /__reset or GET /__channels"})");
   slot.ready = true;
+}
+
+void Connection::answer_metrics(PendingResponse& slot) {
+  // Like the control endpoints: neither held nor counted, so watching does not change it.
+  slot.measured = false;
+  TargetMetrics& metrics = *worker_.shared().metrics;
+  slot.response.set_owned(200, kPrometheusTextType, metrics.render());
+  slot.ready = true;
+  metrics.start_lag_probes();
 }
 
 void Connection::answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query) {

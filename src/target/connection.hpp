@@ -33,6 +33,9 @@ class Worker;
 class Connection : public HeldResponder, public std::enable_shared_from_this<Connection> {
  public:
   Connection(Worker& worker, Socket socket);
+  ~Connection();  // counts the connection's end (closed, or handed over to a WebSocket)
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
   void start();
   // The hold of `slot` is over (Worker::hold): it may be written.
@@ -45,6 +48,7 @@ class Connection : public HeldResponder, public std::enable_shared_from_this<Con
   void consume(std::string_view bytes);
   void dispatch(Nanos received_at);
   void answer_control(PendingResponse& slot, std::string_view path, std::string_view method);
+  void answer_metrics(PendingResponse& slot);
   void answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query);
   void hand_over_to_websocket();
   void answer_event_stream(PendingResponse& slot, std::string_view query);

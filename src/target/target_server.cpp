@@ -12,6 +12,7 @@
 #include "target/channels_hub.hpp"
 #include "target/liveview_posts_store.hpp"
 #include "target/self_signed_tls.hpp"
+#include "target/target_metrics.hpp"
 #include "target/target_routes.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
@@ -34,6 +35,7 @@ struct TargetServer::Impl {
   std::unique_ptr<ChannelsHub> channels;
   std::vector<std::unique_ptr<Worker>> workers;
   std::unique_ptr<TruthCollector> collector;
+  std::unique_ptr<TargetMetrics> metrics;
   std::vector<std::thread> threads;
   std::uint16_t port = 0;
   std::uint16_t tls_port = 0;
@@ -105,6 +107,8 @@ void TargetServer::Impl::start() {
     loops.push_back(&worker->io());
   }
   channels->connect(loops);
+  metrics = std::make_unique<TargetMetrics>(worker_pointers);
+  shared.metrics = metrics.get();
   collector = std::make_unique<TruthCollector>(std::move(worker_pointers));
   shared.truth = collector.get();
   for (auto& worker : workers) threads.emplace_back([w = worker.get()] { w->run(); });
@@ -125,6 +129,7 @@ void TargetServer::Impl::stop() {
   }
   workers.clear();  // destroying each loop closes its connections
   collector.reset();
+  metrics.reset();
   phase = Phase::Stopped;
 }
 

@@ -46,7 +46,8 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
       tls_acceptor_(io_.get_executor()),
       accept_backoff_(io_.get_executor()),
       tls_accept_backoff_(io_.get_executor()),
-      hold_timer_(io_.get_executor()) {
+      hold_timer_(io_.get_executor()),
+      lag_timer_(io_.get_executor()) {
   held_.reserve(kHeldTimesReserve);
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
   route_state_.next_post_id = 4 + index;
@@ -73,6 +74,25 @@ void Worker::return_output_buffer(std::string& buffer) {
 }
 
 ChannelsBus& Worker::channels() { return *channels_; }
+
+const ChannelStats* Worker::channel_stats() const { return channels_ != nullptr ? &channels_->stats() : nullptr; }
+
+void Worker::start_lag_probe() {
+  if (lag_due_ != 0) return;
+  lag_due_ = SteadyClock::monotonic_now() + kLagProbePeriod;
+  arm_lag_timer();
+}
+
+void Worker::arm_lag_timer() {
+  lag_timer_.expires_at(Timer::time_point(std::chrono::nanoseconds(lag_due_)));
+  lag_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    const Nanos now = SteadyClock::monotonic_now();
+    server_stats_.loop_lag.record(now - lag_due_);
+    lag_due_ = next_probe_due(lag_due_, now);
+    arm_lag_timer();
+  });
+}
 
 void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
   acceptor_.open(endpoint.protocol());
@@ -141,6 +161,7 @@ void Worker::arm_hold_timer() {
 void Worker::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {
     if (ec) return accept_failed(ec, &Worker::accept_next);
+    server_stats_.connections_accepted.add();
     std::make_shared<Connection>(*this, std::move(socket))->start();
     accept_next();
   });
@@ -149,6 +170,7 @@ void Worker::accept_next() {
 void Worker::accept_next_tls() {
   tls_acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {
     if (ec) return accept_failed(ec, &Worker::accept_next_tls);
+    server_stats_.connections_accepted.add();
     std::make_shared<H2Connection>(*this, shared_.tls)->start(std::move(socket));
     accept_next_tls();
   });

@@ -17,6 +17,7 @@
 #include "target/http_date.hpp"
 #include "target/liveview_dialect.hpp"
 #include "target/route_table.hpp"
+#include "target/server_stats.hpp"
 
 namespace stampede::target {
 
@@ -26,6 +27,7 @@ struct PendingResponse;
 class ChannelsHub;
 class ChannelsBus;
 class LiveViewPostsStore;
+class TargetMetrics;
 }  // namespace stampede::target
 
 namespace boost::asio::ssl {
@@ -46,6 +48,7 @@ struct WorkerShared {
   bool ws_compress = false;              // accept permessage-deflate when offered
   LiveViewDialect liveview_dialect = LiveViewDialect::V1;  // of the pages under "/" and /live/websocket
   LiveViewPostsStore* liveview_posts = nullptr;            // the LiveView demo's posts
+  TargetMetrics* metrics = nullptr;                        // GET /metrics
   boost::asio::ssl::context* tls = nullptr;  // the TLS listener's (--tls-listen): HTTP/2 only
 };
 
@@ -88,6 +91,11 @@ class Worker {
   std::string take_output_buffer();
   void return_output_buffer(std::string& buffer);
   ChannelsBus& channels();
+  // What GET /metrics reports of this loop; the channel counters, or null without channels.
+  ServerStats& server_stats() { return server_stats_; }
+  const ChannelStats* channel_stats() const;
+  // Starts the event-loop lag probe (once). On this worker's thread: post it.
+  void start_lag_probe();
 
   // Holds `slot` of `connection` until `due`, then calls its end_hold (which marks it ready
   // and writes it, unless the connection closed meanwhile). The hold keeps the connection alive.
@@ -108,6 +116,7 @@ class Worker {
   void accept_failed(const boost::system::error_code& ec, void (Worker::*again)());
   std::size_t end_due_holds(Nanos now);
   void arm_hold_timer();
+  void arm_lag_timer();
 
   const WorkerShared& shared_;
   std::vector<Nanos> held_;
@@ -120,6 +129,7 @@ class Worker {
   std::string deflate_buffer_;
   std::vector<std::string> spare_output_;
   ChannelsBus* channels_ = nullptr;
+  ServerStats server_stats_;  // before io_: connections count their end into it as they go
   // Declared after the state above so it is destroyed first: destroying it destroys the
   // pending handlers, which own the connections, which use that state until they go.
   asio::io_context io_;
@@ -131,6 +141,8 @@ class Worker {
   HoldQueue<HeldResponse> holds_;
   Timer hold_timer_;
   Nanos hold_timer_at_ = kNotArmed;
+  Timer lag_timer_;
+  Nanos lag_due_ = 0;  // when the lag probe's timer should fire; 0 before start_lag_probe()
   static constexpr Nanos kNotArmed = std::numeric_limits<Nanos>::max();
 };
 

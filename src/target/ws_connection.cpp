@@ -267,7 +267,10 @@ void WsConnection::finish() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     if (self->session_) self->session_->handle_disconnect();
     if (self->liveview_) self->liveview_->handle_disconnect();
-    self->worker_.channels().stats().sockets_closed.add();
+    auto& stats = self->worker_.channels().stats();
+    stats.sockets_closed.add();
+    if (self->session_) stats.channel_sockets_closed.add();
+    if (self->liveview_) stats.liveview_sockets_closed.add();
     self->worker_.return_output_buffer(self->out_);
     self->worker_.return_output_buffer(self->next_);
   });

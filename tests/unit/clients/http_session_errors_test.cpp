@@ -78,6 +78,38 @@ TEST_F(HttpErrors, GarbageResponseIsAProtocolError) {
   EXPECT_EQ(errors(take(), "protocol"), 1u);
 }
 
+TEST_F(HttpErrors, ABodyOverTheRequestsOwnLimitIsAProtocolError) {
+  // Announced (Content-Length) and not announced (chunked): refused as soon as it is seen to
+  // be too large, whatever the rest would have been.
+  ScriptedServer server([](ServerConnection& conn) {
+    while (auto req = conn.read_request()) {
+      if (req->target == "/announced") {
+        conn.send("HTTP/1.1 200 OK\r\ncontent-length: 5000\r\n\r\n" + std::string(5000, 'x'));
+      } else if (req->target == "/chunked") {
+        conn.send("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n800\r\n" + std::string(2048, 'x') +
+                  "\r\n800\r\n" + std::string(2048, 'x') + "\r\n0\r\n\r\n");
+      } else {
+        conn.send(http_response(200, std::string(1000, 'x')));
+      }
+    }
+  });
+  HttpSession session(ctx);
+  for (const char* path : {"/announced", "/chunked"}) {
+    HttpRequest req;
+    req.url = server.url(path);
+    req.max_body_bytes = 3000;
+    auto res = fetch(session, req);
+    expect_error(res, "protocol", server.url(path));
+    EXPECT_NE(res.error.find("larger than the limit of 3000 bytes"), std::string::npos) << res.error;
+  }
+  HttpRequest small;
+  small.url = server.url("/small");
+  small.max_body_bytes = 3000;
+  EXPECT_EQ(fetch(session, small).body.size(), 1000u);
+  // Without a limit of its own, the parser's (256 MB) applies: the same 5000 bytes are fine.
+  EXPECT_EQ(get(session, server.url("/announced")).body.size(), 5000u);
+}
+
 TEST_F(HttpErrors, CloseMidBodyIsClosed) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly ten b");

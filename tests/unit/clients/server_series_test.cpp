@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "clients/name_match.hpp"
+#include "common/name_match.hpp"
 #include "prometheus_exposition_file.hpp"
 
 namespace stampede::clients {

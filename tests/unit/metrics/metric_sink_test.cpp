@@ -224,6 +224,52 @@ TEST(MetricData, MergeSequentialKeepsGaugeMaxAndLatest) {
   EXPECT_EQ(run.gauge_last, 20);
 }
 
+TEST(MetricSink, RecordsManySamplesOfOneValueAtOnce) {
+  Registry registry;
+  MetricSink sink(registry);
+  const MetricId id = sink.id("server.x_seconds", Kind::Timing);
+  sink.record(id, 5'000'000, 3);
+  sink.record(id, 7'000'000, 0);  // nothing
+  sink.record(id, 9'000'000, 1);
+  const Snapshot s = sink.take(0);
+  EXPECT_EQ(s.metrics[id].count, 4u);
+  EXPECT_EQ(s.metrics[id].histogram.count(), 4u);
+  EXPECT_EQ(s.metrics[id].histogram.percentile(75), 5'000'000);
+  EXPECT_EQ(s.metrics[id].histogram.max(), 9'000'000);
+}
+
+TEST(MetricSink, AForgottenGaugeIsNotCarriedAndItsCarriedLevelIsDropped) {
+  Registry registry;
+  MetricSink sink(registry);
+  const MetricId kept = sink.id("kept", Kind::Gauge);
+  const MetricId gone = sink.id("gone", Kind::Gauge);
+  const MetricId set_then_forgotten = sink.id("set_then_forgotten", Kind::Gauge);
+  sink.set_gauge(kept, 1);
+  sink.set_gauge(gone, 2);
+  sink.set_gauge(set_then_forgotten, 3);
+  sink.take(0);
+  // Second 1: all three carried; `gone` forgotten before anything set it again, the third
+  // set again and then forgotten (its level this second is known, the next one's is not).
+  sink.set_gauge(set_then_forgotten, 4);
+  sink.forget_gauge(gone);
+  sink.forget_gauge(set_then_forgotten);
+  const Snapshot s1 = sink.take(1);
+  EXPECT_TRUE(s1.metrics[kept].present);
+  EXPECT_FALSE(s1.metrics[gone].present);
+  EXPECT_TRUE(s1.metrics[set_then_forgotten].present);
+  EXPECT_EQ(s1.metrics[set_then_forgotten].gauge_last, 4);
+  const Snapshot s2 = sink.take(2);
+  EXPECT_TRUE(s2.metrics[kept].present);
+  EXPECT_EQ(s2.metrics[kept].gauge_last, 1);
+  EXPECT_FALSE(s2.metrics.size() > gone && s2.metrics[gone].present);
+  EXPECT_FALSE(s2.metrics.size() > set_then_forgotten && s2.metrics[set_then_forgotten].present);
+  // Set again later, it is carried again.
+  sink.set_gauge(gone, 5);
+  sink.take(3);
+  const Snapshot s4 = sink.take(4);
+  EXPECT_EQ(s4.metrics[gone].gauge_last, 5);
+}
+
 TEST(Snapshot, MergeParallelAlignsMetricsById) {
   Snapshot a;
   a.metrics.resize(1);

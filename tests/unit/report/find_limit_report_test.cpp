@@ -123,6 +123,73 @@ TEST(FindLimitJson, RoundTripsThroughTheResultsFile) {
   EXPECT_TRUE(run.passed());  // a limit was found
 }
 
+// With --server-metrics: the server's columns after the thresholds', "-" where a step was
+// not measured, and the whole breakdown read back from the file.
+FindLimitResult staircase_with_server() {
+  FindLimitResult r = staircase();
+  ServerBreakdown b;
+  ServerSignalColumn queue;
+  queue.key = "run_queue";
+  queue.title = "run queue max";
+  queue.metric = "server.erlang_vm_run_queues_length";
+  queue.aggregation = "max";
+  queue.unit = "count";
+  queue.values = {2.0, 3.0, 310.0, std::nullopt};
+  ServerSignalColumn memory;
+  memory.key = "memory";
+  memory.title = "memory max";
+  memory.metric = "server.erlang_vm_memory_bytes{kind=\"total\"}";
+  memory.aggregation = "max";
+  memory.unit = "bytes";
+  memory.values = {1.2e9, std::nullopt, 1.3e9, std::nullopt};
+  b.columns = {queue, memory};
+  b.first = 0;
+  b.verdict = "the BEAM run queue went from 3 to 310: the schedulers were saturated";
+  r.verdict += " while " + b.verdict;
+  r.server = b;
+  return r;
+}
+
+TEST(FindLimitTable, ServerColumnsFollowTheThresholds) {
+  EXPECT_EQ(render_find_limit(staircase_with_server()),
+            "limit\n"
+            "Held 2,000 VUs; 3,000 VUs broke http.request p95 <= 250.00ms (312.50ms) while the BEAM run queue went "
+            "from 3 to 310: the schedulers were saturated\n"
+            "VUs    http.request p95  server run queue max  server memory max  status\n"
+            "1,000            2.67ms                     2             1.20GB  pass\n"
+            "2,000            2.67ms                     3                  -  pass\n"
+            "3,000          312.50ms                   310             1.30GB  fail\n");
+}
+
+TEST(FindLimitJson, ServerBreakdownRoundTrips) {
+  RunResult run;
+  ScenarioResult r;
+  r.scenario = "Api";
+  r.find_limit = staircase_with_server();
+  run.results.push_back(r);
+  const std::string text = results_json(run);
+  const auto file = boost::json::parse(text).as_object();
+  const auto& server = file.at("results").as_array()[0].as_object().at("find_limit").as_object().at("server").as_object();
+  EXPECT_EQ(server.at("first").as_string(), "run_queue");
+  EXPECT_TRUE(server.at("columns").as_array()[0].as_object().at("values").as_array()[3].is_null());
+  const RunResult back = read_results_json(text);
+  const auto& fl = *back.results[0].find_limit;
+  ASSERT_TRUE(fl.server);
+  EXPECT_EQ(fl.server->first, std::optional<std::size_t>(0));
+  EXPECT_EQ(fl.server->verdict, staircase_with_server().server->verdict);
+  ASSERT_EQ(fl.server->columns.size(), 2u);
+  EXPECT_EQ(fl.server->columns[1].metric, "server.erlang_vm_memory_bytes{kind=\"total\"}");
+  EXPECT_EQ(fl.server->columns[1].values, staircase_with_server().server->columns[1].values);
+  EXPECT_EQ(render_find_limit(fl), render_find_limit(staircase_with_server()));
+  // Without server metrics there is no "server" key at all.
+  ScenarioResult plain;
+  plain.find_limit = staircase();
+  RunResult without;
+  without.results.push_back(plain);
+  EXPECT_FALSE(read_results_json(results_json(without)).results[0].find_limit->server);
+  EXPECT_EQ(results_json(without).find("\"server\""), std::string::npos);
+}
+
 TEST(FindLimitJson, BadgeSaysTheLimit) {
   RunResult run;
   ScenarioResult r;

@@ -84,6 +84,11 @@ TEST(DistributionUnit, TheNameSaysBytes) {
   EXPECT_EQ(metrics::distribution_unit("live.diff.bytes"), metrics::ValueUnit::Bytes);
   EXPECT_EQ(metrics::distribution_unit("payload.size"), metrics::ValueUnit::Number);
   EXPECT_EQ(metrics::distribution_unit("bytes"), metrics::ValueUnit::Number);
+  // A server series keeps its Prometheus name: "_bytes" before its labels.
+  EXPECT_EQ(metrics::distribution_unit("server.phoenix_http_response_size_bytes{route=\"/\"}"), metrics::ValueUnit::Bytes);
+  EXPECT_EQ(metrics::distribution_unit("server.response_size_bytes"), metrics::ValueUnit::Bytes);
+  EXPECT_EQ(metrics::distribution_unit("server.payload{kind=\"_bytes\"}"), metrics::ValueUnit::Number);
+  EXPECT_EQ(metrics::distribution_unit("payload_bytes"), metrics::ValueUnit::Number) << "a scenario's own: '.bytes'";
 }
 
 }  // namespace

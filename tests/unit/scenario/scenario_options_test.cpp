@@ -121,5 +121,48 @@ TEST_F(Options, ANamedRequestRowIsATimingBeforeTheRun) {
             std::string::npos);
 }
 
+
+TEST_F(Options, ServerMetrics) {
+  auto o = read(R"({ server_metrics = { url = "http://127.0.0.1:9568/metrics", every = "500ms",
+                                         select = { "beam_*", "phoenix_*" }, timeout = 200 } })");
+  ASSERT_TRUE(o.server_metrics);
+  EXPECT_EQ(o.server_metrics->urls, std::vector<std::string>{"http://127.0.0.1:9568/metrics"});
+  EXPECT_EQ(o.server_metrics->every, 500 * kMilli);
+  EXPECT_EQ(o.server_metrics->select, (std::vector<std::string>{"beam_*", "phoenix_*"}));
+  EXPECT_EQ(o.server_metrics->timeout, std::optional<Nanos>(200 * kMilli));
+  auto cluster = read(R"({ server_metrics = { urls = { "http://10.0.0.1:9568/metrics", "http://10.0.0.2:9568/metrics" } } })");
+  EXPECT_EQ(cluster.server_metrics->urls.size(), 2u);
+  EXPECT_EQ(cluster.server_metrics->every, kSecond);
+  EXPECT_FALSE(cluster.server_metrics->timeout);
+  // A plain string is the URL.
+  EXPECT_EQ(read(R"({ server_metrics = "http://127.0.0.1:9568/metrics" })").server_metrics->urls.size(), 1u);
+  EXPECT_FALSE(read("{ vus = 1 }").server_metrics);
+}
+
+TEST_F(Options, ServerMetricsMistakesNameTheField) {
+  const auto has = [](const std::string& error, const std::string& part) {
+    return error.find(part) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << error;
+  };
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "http://h:1/m", every = "50ms" } })"),
+                  "s.lua: options.server_metrics.every must be at least 100ms, got 50ms"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "h:9568/metrics" } })"),
+                  "s.lua: options.server_metrics.url \"h:9568/metrics\" is not a URL to scrape"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { urls = { "http://h:1/m", 3 } } })"),
+                  "s.lua: options.server_metrics.urls[2]: expected a string"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { urls = { "http://h:1/m", "http://h:1/m" } } })"),
+                  "options.server_metrics.urls[2] \"http://h:1/m\" is given twice"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "http://h:1/m", urls = { "http://h:2/m" } } })"),
+                  "give either url or urls, not both"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "http://h:1/m", select = { "a", "" } } })"),
+                  "options.server_metrics.select[2] is empty"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "http://h:1/m", evry = "1s" } })"),
+                  "options.server_metrics: unknown key \"evry\": expected one of url, urls, every, select, timeout"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { every = "1s" } })"), "options.server_metrics: give the URL"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = { url = "http://h:1/m", every = "1x" } })"),
+                  "options.server_metrics.every:"));
+  EXPECT_TRUE(has(error_of(R"({ server_metrics = 3 })"), "options.server_metrics: expected a table"));
+}
+
 }  // namespace
 }  // namespace stampede::scenario

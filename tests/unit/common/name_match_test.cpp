@@ -1,11 +1,11 @@
-#include "clients/name_match.hpp"
+#include "common/name_match.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace stampede::clients {
+namespace stampede {
 namespace {
 
 TEST(GlobMatches, StarAndQuestionMark) {
@@ -71,5 +71,27 @@ TEST(ClosestNames, NothingCloseGivesNothing) {
   EXPECT_TRUE(closest_names("go_goroutines", {"go_goroutines"}).empty());
 }
 
+TEST(ClosestByWords, NamesThatSayTheSameInOtherWords) {
+  const std::vector<std::string> probe = {
+      "server.erlang_vm_run_queues_length", "server.erlang_vm_run_queue_length{queue=\"1\"}",
+      "server.erlang_vm_memory_bytes{kind=\"total\"}", "server.ecto_query_queue_duration_seconds",
+      "server.phoenix_endpoint_duration_seconds"};
+  EXPECT_EQ(closest_by_words("server.beam_run_que", probe),
+            (std::vector<std::string>{"server.erlang_vm_run_queue_length", "server.erlang_vm_run_queues_length"}));
+  EXPECT_EQ(closest_by_words("server.beam_memory", probe), std::vector<std::string>{"server.erlang_vm_memory_bytes"});
+  EXPECT_EQ(closest_by_words("server.ecto_queue_time_ms", probe),
+            std::vector<std::string>{"server.ecto_query_queue_duration_seconds"});
+  // PromEx's names for the same things.
+  const std::vector<std::string> promex = {"server.my_app_prom_ex_beam_stats_run_queue_count",
+                                           "server.my_app_prom_ex_beam_memory_allocated_bytes",
+                                           "server.ecto_repo_query_queue_time_milliseconds"};
+  EXPECT_EQ(closest_by_words("server.erlang_vm_run_queues_length", promex),
+            std::vector<std::string>{"server.my_app_prom_ex_beam_stats_run_queue_count"});
+  EXPECT_EQ(closest_by_words("server.ecto_queue_time_ms", promex),
+            std::vector<std::string>{"server.ecto_repo_query_queue_time_milliseconds"});
+  EXPECT_TRUE(closest_by_words("server.oban_jobs", probe).empty());
+  EXPECT_TRUE(closest_by_words("server.", probe).empty());
+}
+
 }  // namespace
-}  // namespace stampede::clients
+}  // namespace stampede
