@@ -3,6 +3,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -139,6 +140,13 @@ void add_record_options(CLI::App& cmd, RecordArgs& args) {
         const auto d = proto::parse_duration(text, &error);
         return !d ? error : *d <= 0 ? std::string("must be positive") : std::string();
       });
+  cmd.add_option("--duration", args.duration,
+                 "Stop recording by itself after this long (e.g. 2m), as Ctrl-C would; for scripted recordings")
+      ->check([](const std::string& text) {
+        std::string error;
+        const auto d = proto::parse_duration(text, &error);
+        return !d ? error : *d <= 0 ? std::string("must be positive") : std::string();
+      });
   add_scenario_options(cmd, nullptr, args.keep_static, args.think_time, args.name);
 }
 
@@ -190,19 +198,43 @@ int record_command(const RecordArgs& args) {
                proxy_url.c_str(), app->path.c_str(),
                args.output.empty() ? "print the scenario" : ("write " + args.output).c_str());
 
+  // Whichever comes first stops the proxy: every connection ends, the acceptor closes, and
+  // run() returns once the other one is cancelled.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::steady_timer deadline(io);
   signals.async_wait([&](const boost::system::error_code& wait_error, int) {
     if (wait_error) return;
-    proxy.stop();  // every connection ends, the acceptor closes: run() returns
+    deadline.cancel();
+    proxy.stop();
   });
+  if (!args.duration.empty()) {
+    deadline.expires_after(std::chrono::nanoseconds(*proto::parse_duration(args.duration)));
+    deadline.async_wait([&](const boost::system::error_code& wait_error) {
+      if (wait_error) return;
+      boost::system::error_code ignored;
+      signals.cancel(ignored);
+      proxy.stop();
+    });
+  }
   io.run();
   const double epoch_at_zero = epoch_ms_now() - static_cast<double>(clock.now() - proxy.started_at()) / 1e6;
   auto recording = log.take(std::string(record::kProxySource), epoch_at_zero);
 
   std::size_t sockets = 0;
-  for (const auto& exchange : recording.exchanges) sockets += exchange.websocket ? 1 : 0;
+  std::size_t unanswered = 0;
+  for (const auto& exchange : recording.exchanges) {
+    sockets += exchange.websocket ? 1 : 0;
+    unanswered += exchange.status == 0 ? 1 : 0;
+  }
   std::fprintf(stderr, "Stopped: recorded %zu requests and %zu WebSockets.\n", recording.exchanges.size() - sockets,
                sockets);
+  // Each failure was told as it happened (a warning); the count says how much is missing from
+  // the scenario (those requests are left out of it).
+  if (unanswered > 0 || !log.warnings().empty()) {
+    std::fprintf(stderr, "%zu %s got no answer from the app; %zu warning%s above.\n", unanswered,
+                 unanswered == 1 ? "request" : "requests", log.warnings().size(),
+                 log.warnings().size() == 1 ? "" : "s");
+  }
   if (!args.har.empty() && !recording.exchanges.empty()) {
     if (write_scenario_file(record::write_har(recording, version_number()), args.har) != 0) return 2;
   }

@@ -1,8 +1,9 @@
 #pragma once
 // `stampede record --to URL [--listen HOST:PORT] [--allow-remote] [-o OUT.lua] [--har FILE]
-// [--timeout D] [--keep-static] [--think-time D] [--name NAME]`: the recording proxy
-// (src/record/recording_proxy.hpp). The person browses the proxy's address; Ctrl-C (SIGINT or
-// SIGTERM) stops it and writes the scenario, made by the same builder as `stampede convert`.
+// [--timeout D] [--duration D] [--keep-static] [--think-time D] [--name NAME]`: the recording
+// proxy (src/record/recording_proxy.hpp). The person browses the proxy's address; Ctrl-C
+// (SIGINT or SIGTERM) or the end of --duration stops it and writes the scenario, made by the
+// same builder as `stampede convert`.
 #include <CLI/App.hpp>
 #include <string>
 
@@ -15,6 +16,7 @@ struct RecordArgs {
   std::string output;                  // "" = stdout
   std::string har;                     // also write the recording as HAR ("" = no)
   std::string timeout = "30s";         // how long a due answer may take to start arriving
+  std::string duration;                // stop by itself after this long ("" = at Ctrl-C only)
   bool keep_static = false;
   std::string think_time = "5s";
   std::string name;

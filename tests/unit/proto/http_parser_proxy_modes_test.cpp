@@ -49,7 +49,7 @@ TEST(HttpRequestParserProxy, FeedHeadInPiecesConsumesEverythingUntilTheEnd) {
     HttpRequestParser parser;
     EXPECT_EQ(parser.feed_head(std::string_view(head).substr(0, cut)), cut);
     EXPECT_FALSE(parser.head_complete());
-    EXPECT_EQ(parser.feed_head(std::string_view(head).substr(cut) + std::string("rest")), head.size() - cut) << cut;
+    EXPECT_EQ(parser.feed_head(head.substr(cut) + "rest"), head.size() - cut) << cut;
     EXPECT_TRUE(parser.done());
     EXPECT_EQ(parser.request().target, "/x");
   }
@@ -72,7 +72,7 @@ TEST(HttpRequestParserProxy, LargeBodiesAreDroppedInsteadOfRefused) {
   HttpRequestLimits limits;
   limits.max_body_bytes = 4;
   limits.drop_large_bodies = true;
-  for (const std::string wire : {std::string("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789"),
+  for (const std::string& wire : {std::string("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789"),
                                  std::string("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"
                                              "7\r\ndefghij\r\n0\r\n\r\n")}) {
     HttpRequestParser parser(limits);
