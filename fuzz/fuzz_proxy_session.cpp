@@ -133,8 +133,13 @@ Played play(std::string_view script, bool bytewise) {
   for (const auto& exchange : recording.exchanges) {
     player.played.recorded += exchange.method + ' ' + exchange.url + ' ' + std::to_string(exchange.status) + " req=" +
                               exchange.request_body + " res=" + exchange.response_body + '\n';
-    for (const auto& frame : exchange.frames)
-      player.played.recorded += (frame.sent ? "> " : "< ") + frame.data + '\n';
+    // Each direction in order. Across directions the order may differ: bytes the browser sent
+    // early, held while the upgrade awaited its 101, are taken after the 101 arrives; whether
+    // the app's first frames came in the same read as the 101 or later decides which side's
+    // frames are recorded first, and both are what the proxy saw.
+    for (const bool sent : {true, false})
+      for (const auto& frame : exchange.frames)
+        if (frame.sent == sent) player.played.recorded += (sent ? "> " : "< ") + frame.data + '\n';
   }
   return std::move(player.played);
 }

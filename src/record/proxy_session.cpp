@@ -103,7 +103,7 @@ bool ProxySession::browser_paused() const {
 }
 
 std::size_t ProxySession::from_browser(std::string_view bytes, double now_ms) {
-  if (finished_) return bytes.size();
+  if (finished_ || unasked_) return bytes.size();
   if (mode_ == Mode::WebSocket) {
     to_app_.append(bytes);
     tap(browser_tap_, bytes, now_ms);
@@ -191,6 +191,7 @@ void ProxySession::on_request_done() {
 
 void ProxySession::from_app(std::string_view bytes, double now_ms) {
   if (finished_) return;
+  if (unasked_) return relay_unasked(bytes);
   if (mode_ == Mode::WebSocket) {
     to_browser_.append(bytes);
     tap(app_tap_, bytes, now_ms);
@@ -358,13 +359,16 @@ void ProxySession::fail_pending(double now_ms) {
 
 void ProxySession::relay_unasked(std::string_view bytes) {
   // The app spoke with no request pending (a 408 before it closes an idle connection): the
-  // browser gets it as it would have, and the connection ends as the app meant it to.
+  // browser gets it, and everything else the app sends until it closes, as it would have;
+  // nothing more goes to the app (no answer could be matched to it). All of it, not just what
+  // came in this read: what the browser gets must not depend on how the bytes were split.
+  unasked_ = true;
   to_browser_.append(bytes);
-  finish();
 }
 
 void ProxySession::browser_closed(double now_ms) {
   if (finished_) return;
+  if (unasked_) return fail_pending(now_ms);
   if (mode_ == Mode::WebSocket) {
     end_websocket(now_ms);
     finish();

@@ -110,6 +110,7 @@ class ProxySession {
   bool finished_ = false;
   bool needs_app_ = false;
   bool browser_gone_ = false;  // the browser closed with answers still due: finish after them
+  bool unasked_ = false;       // the app spoke with nothing asked: relay it until it closes
   std::string to_app_;
   std::string to_browser_;
 
