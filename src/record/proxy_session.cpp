@@ -283,7 +283,11 @@ void ProxySession::on_response_done(double now_ms) {
       log_.count_dropped_body();
     }
   }
-  const bool keep_alive = response_parser_.keep_alive() && pending.keep_alive;
+  // A refused upgrade ends the connection after its answer, as browsers end it: what the
+  // browser sent after the upgrade request cannot be HTTP the app expects (RFC 6455 4.1: no
+  // frames before the 101), and where it would go must not depend on how the reads fell
+  // (found by fuzz_proxy_session).
+  const bool keep_alive = response_parser_.keep_alive() && pending.keep_alive && !pending.upgrade;
   log_.add(std::move(exchange));
   // The app will close after this answer: requests sent after it will not be answered.
   if (!keep_alive || (browser_gone_ && pending_.empty())) fail_pending(now_ms);

@@ -234,6 +234,20 @@ TEST(ProxySession, AnUpgradePausesTheBrowserThenRelaysAndRecordsFramesBothWays) 
   EXPECT_DOUBLE_EQ(socket.frames[1].at_ms - socket.started_ms, 6);
 }
 
+TEST(ProxySession, ARefusedUpgradeEndsTheConnectionAfterItsAnswer) {
+  Fixture f;
+  f.session.from_browser(kUpgrade + browser_frame("too early"), 0);
+  f.take_app();
+  f.session.from_app("HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\nno", 1);
+  EXPECT_EQ(f.take_browser(), "HTTP/1.1 403 Forbidden\r\ncontent-length: 2\r\n\r\nno");
+  EXPECT_TRUE(f.session.finished());
+  EXPECT_EQ(f.take_app(), "") << "the early frame never reaches the app";
+  const auto exchanges = f.recorded();
+  ASSERT_EQ(exchanges.size(), 1u);
+  EXPECT_EQ(exchanges[0].status, 403);
+  EXPECT_FALSE(exchanges[0].websocket);
+}
+
 TEST(ProxySession, CompressedFramesAreRecordedInflated) {
   Fixture f;
   f.session.from_browser(kUpgrade, 0);
