@@ -12,6 +12,7 @@
 
 #include "cli/compare_command.hpp"
 #include "cli/convert_command.hpp"
+#include "cli/record_command.hpp"
 #include "cli/demo_command.hpp"
 #include "cli/new_command.hpp"
 #include "cli/number_checks.hpp"
@@ -185,6 +186,11 @@ int main(int argc, char** argv) {
   auto* convert_cmd = app.add_subcommand("convert", "Turn a HAR file recorded in the browser into a Lua scenario");
   add_convert_options(*convert_cmd, convert);
 
+  RecordArgs record;
+  auto* record_cmd = app.add_subcommand(
+      "record", "Record a browser session through a proxy (browse it instead of the app) and write it as a Lua scenario");
+  add_record_options(*record_cmd, record);
+
   bool help_reference = false;
   auto* help_cmd = app.add_subcommand("help", "Show this help; --reference prints every command and flag as Markdown");
   help_cmd->add_flag("--reference", help_reference, "Print the command line reference (docs/reference/cli.md) as Markdown");
@@ -218,6 +224,7 @@ int main(int argc, char** argv) {
   }
   if (*new_cmd) return new_command(new_args);
   if (*convert_cmd) return convert_command(convert);
+  if (*record_cmd) return record_command(record);
   if (*help_cmd) return help_command(app, help_reference);
   if (app.got_subcommand("version")) {
     std::puts(version_details().c_str());

@@ -11,11 +11,12 @@
 
 namespace stampede::cli {
 
-void add_scenario_options(CLI::App& cmd, std::string& origin, bool& keep_static, std::string& think_time,
+void add_scenario_options(CLI::App& cmd, std::string* origin, bool& keep_static, std::string& think_time,
                           std::string& name) {
-  cmd.add_option("--origin", origin,
-                 "The app's origin, e.g. http://127.0.0.1:4000: requests elsewhere are left out "
-                 "(default: the first page's)");
+  if (origin != nullptr)
+    cmd.add_option("--origin", *origin,
+                   "The app's origin, e.g. http://127.0.0.1:4000: requests elsewhere are left out "
+                   "(default: the first page's)");
   cmd.add_flag("--keep-static", keep_static, "Keep requests for scripts, styles, images and fonts");
   cmd.add_option("--think-time", think_time,
                  "The longest pause kept between two user actions (stampede.sleep); 0: no pauses")
@@ -35,7 +36,7 @@ void add_convert_options(CLI::App& cmd, ConvertArgs& args) {
   cmd.add_flag("--check", args.check,
                "Print what the recording holds (pages, LiveViews, topics, events, what would be left out) "
                "and write nothing");
-  add_scenario_options(cmd, args.origin, args.keep_static, args.think_time, args.name);
+  add_scenario_options(cmd, &args.origin, args.keep_static, args.think_time, args.name);
 }
 
 std::string scenario_name_for(const std::string& explicit_name, const std::string& output) {

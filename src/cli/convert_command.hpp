@@ -17,9 +17,10 @@ struct ConvertArgs {
 };
 
 void add_convert_options(CLI::App& cmd, ConvertArgs& args);
-// Shared with `stampede record`: the options that shape the scenario, its default name, and
-// writing it (stdout when `output` is "").
-void add_scenario_options(CLI::App& cmd, std::string& origin, bool& keep_static, std::string& think_time,
+// Shared with `stampede record`: the options that shape the scenario (`origin` null: no
+// --origin, the recording proxy knows its app), its default name, and writing it (stdout when
+// `output` is "").
+void add_scenario_options(CLI::App& cmd, std::string* origin, bool& keep_static, std::string& think_time,
                           std::string& name);
 std::string scenario_name_for(const std::string& explicit_name, const std::string& output);
 int write_scenario_file(const std::string& text, const std::string& output);

@@ -91,6 +91,7 @@ void HttpRequestParser::reset() {
   head_.clear();
   head_scanned_ = 0;
   framing_ = BodyFraming::None;
+  drop_body_ = false;
   body_remaining_ = 0;
   chunk_phase_ = ChunkPhase::Size;
   line_.clear();
@@ -115,7 +116,7 @@ std::size_t HttpRequestParser::feed(std::string_view bytes) {
   while (used < bytes.size() && (state_ == State::Head || state_ == State::Body)) {
     const auto rest = bytes.substr(used);
     if (state_ == State::Head) {
-      used += feed_head(rest);
+      used += consume_head(rest);
     } else if (framing_ == BodyFraming::Length) {
       used += feed_length_body(rest);
     } else {
@@ -126,6 +127,17 @@ std::size_t HttpRequestParser::feed(std::string_view bytes) {
 }
 
 std::size_t HttpRequestParser::feed_head(std::string_view bytes) {
+  std::size_t used = 0;
+  while (used < bytes.size() && state_ == State::Head) used += consume_head(bytes.substr(used));
+  return used;
+}
+
+void HttpRequestParser::drop_body() {
+  drop_body_ = true;
+  std::string().swap(request_.body);
+}
+
+std::size_t HttpRequestParser::consume_head(std::string_view bytes) {
   std::size_t skipped = 0;
   if (!started_) {
     // RFC 9112 2.2: a server should ignore blank lines received before the request line
@@ -306,12 +318,15 @@ bool HttpRequestParser::choose_body_framing() {
   }
   if (has_length && length > 0) {
     if (length > limits_.max_body_bytes) {
-      fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
-      return false;
+      if (!limits_.drop_large_bodies) {
+        fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
+        return false;
+      }
+      drop_body_ = true;
     }
     framing_ = BodyFraming::Length;
     body_remaining_ = length;
-    request_.body.reserve(static_cast<std::size_t>(length));
+    if (!drop_body_) request_.body.reserve(static_cast<std::size_t>(length));
     state_ = State::Body;
     return true;
   }
@@ -322,7 +337,7 @@ bool HttpRequestParser::choose_body_framing() {
 
 std::size_t HttpRequestParser::feed_length_body(std::string_view bytes) {
   const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), body_remaining_));
-  request_.body.append(bytes.data(), take);
+  if (!drop_body_) request_.body.append(bytes.data(), take);
   body_remaining_ -= take;
   if (body_remaining_ == 0) state_ = State::Done;
   return take;
@@ -360,9 +375,13 @@ bool HttpRequestParser::parse_chunk_size_line() {
     fail(400, "malformed chunk size line");
     return false;
   }
-  if (size > limits_.max_body_bytes - std::min<std::uint64_t>(request_.body.size(), limits_.max_body_bytes)) {
-    fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
-    return false;
+  if (!drop_body_ &&
+      size > limits_.max_body_bytes - std::min<std::uint64_t>(request_.body.size(), limits_.max_body_bytes)) {
+    if (!limits_.drop_large_bodies) {
+      fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
+      return false;
+    }
+    drop_body();
   }
   body_remaining_ = size;
   chunk_phase_ = size == 0 ? ChunkPhase::Trailers : ChunkPhase::Data;
@@ -384,7 +403,7 @@ std::size_t HttpRequestParser::feed_chunked_body(std::string_view bytes) {
         break;
       case ChunkPhase::Data: {
         const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(rest.size(), body_remaining_));
-        request_.body.append(rest.data(), take);
+        if (!drop_body_) request_.body.append(rest.data(), take);
         body_remaining_ -= take;
         used += take;
         if (body_remaining_ == 0) chunk_phase_ = ChunkPhase::DataEnd;

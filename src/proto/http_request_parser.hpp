@@ -38,6 +38,9 @@ struct HttpRequestLimits {
   std::size_t max_headers = 100;
   std::size_t max_body_bytes = 8 * 1024 * 1024;
   std::size_t max_chunk_line_bytes = 4096;  // chunk size + extensions
+  // A body larger than max_body_bytes fails the request (413) unless this is set: then it is
+  // read to its end but not kept (body_dropped()), what a recording proxy wants.
+  bool drop_large_bodies = false;
 };
 
 class HttpRequestParser {
@@ -54,6 +57,16 @@ class HttpRequestParser {
   // (the rest belongs to the next one) or at an error. Before Done or Error it always
   // consumes everything it is given.
   std::size_t feed(std::string_view bytes);
+  // Like feed(), but stops at the end of the head: once head_complete() the return value is
+  // where the body starts in `bytes`. A proxy forwards the head it rewrote, then the body as
+  // it came (feed() from there). Before the end of the head it consumes everything given;
+  // after it, nothing.
+  std::size_t feed_head(std::string_view bytes);
+  // The body of this request is read to its end (done() comes when it would have) but not
+  // kept: request().body is emptied and stays empty. For a proxy that records some bodies.
+  void drop_body();
+  // The body was not kept: drop_body(), or larger than max_body_bytes with drop_large_bodies.
+  bool body_dropped() const { return drop_body_; }
 
   State state() const { return state_; }
   bool done() const { return state_ == State::Done; }
@@ -74,7 +87,7 @@ class HttpRequestParser {
   enum class BodyFraming { None, Length, Chunked };
   enum class ChunkPhase { Size, Data, DataEnd, Trailers };
 
-  std::size_t feed_head(std::string_view bytes);
+  std::size_t consume_head(std::string_view bytes);
   std::size_t feed_length_body(std::string_view bytes);
   std::size_t feed_chunked_body(std::string_view bytes);
   // Reads a line (LF or CRLF terminated) into line_; returns bytes used, sets `complete`.
@@ -92,6 +105,7 @@ class HttpRequestParser {
   std::string head_;       // a head that arrived in several pieces
   std::size_t head_scanned_ = 0;  // how far head_ was searched for the blank line
   BodyFraming framing_ = BodyFraming::None;
+  bool drop_body_ = false;
   std::uint64_t body_remaining_ = 0;  // of the Content-Length body or the current chunk
   ChunkPhase chunk_phase_ = ChunkPhase::Size;
   std::string line_;       // chunk-size or trailer line in progress

@@ -130,6 +130,9 @@ struct HttpResponseParser::Impl {
   bool chunk_size_has_digit = false;
   std::size_t line_bytes = 0;  // of the current chunk-size line, or of the whole trailer section
   bool decoding = false;
+  bool dropping = false;      // the body is framed, not kept (drop_body, drop_large_bodies)
+  bool stop_at_head = false;  // inside feed_head()
+  bool interim = false;       // feed_head() stopped after an interim head, which head_ holds
   BodyInflater inflater;
   bool upgraded = false;
   bool connection_close = false;
@@ -153,6 +156,8 @@ struct HttpResponseParser::Impl {
     chunk_size_has_digit = false;
     line_bytes = 0;
     decoding = false;
+    dropping = false;
+    interim = false;
     inflater.release();
     upgraded = false;
     connection_close = false;
@@ -166,11 +171,18 @@ struct HttpResponseParser::Impl {
   }
 
   std::size_t feed(HttpResponseParser& p, std::string_view in) {
+    if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
+      interim = false;
+      recycle_headers(p.head_.headers);
+      p.head_.reason.clear();
+      p.head_.status = 0;
+    }
     std::size_t used = 0;
     while (used < in.size() && (p.state_ == State::Head || p.state_ == State::Body)) {
       const State before = p.state_;
       const std::size_t n = before == State::Head ? feed_head(p, in.substr(used)) : feed_body(p, in.substr(used));
       used += n;
+      if (stop_at_head && (p.state_ != State::Head || interim)) break;
       if (n == 0 && p.state_ == before) break;  // cannot happen; guards against a spin
     }
     return used;
@@ -338,7 +350,12 @@ struct HttpResponseParser::Impl {
     }
     const int status = p.head_.status;
     if (status < 200 && status != 101) {
-      // Interim response (100 Continue, 103 Early Hints): the real one follows.
+      // Interim response (100 Continue, 103 Early Hints): the real one follows. feed_head()
+      // shows it to its caller first.
+      if (stop_at_head) {
+        interim = true;
+        return;
+      }
       recycle_headers(p.head_.headers);
       p.head_.reason.clear();
       p.head_.status = 0;
@@ -419,12 +436,15 @@ struct HttpResponseParser::Impl {
       chunk = Chunk::Size;
     } else if (content_length) {
       if (*content_length > limits.max_body_bytes) {
-        fail(p, too_large_body_message(limits.max_body_bytes));
-        return;
+        if (!limits.drop_large_bodies) {
+          fail(p, too_large_body_message(limits.max_body_bytes));
+          return;
+        }
+        start_dropping(p);
       }
       framing = Framing::Length;
       remaining = *content_length;
-      p.body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kMaxBodyReserve)));
+      if (!dropping) p.body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kMaxBodyReserve)));
       if (remaining == 0) complete(p);
     } else {
       framing = Framing::UntilClose;
@@ -433,23 +453,40 @@ struct HttpResponseParser::Impl {
 
   // ---- body -------------------------------------------------------------------------------
 
-  void complete(HttpResponseParser& p) {
-    if (decoding && !inflater.finish(p.error_)) {
+  // From here on the body is framed, not kept (nor decoded).
+  void start_dropping(HttpResponseParser& p) {
+    dropping = true;
+    std::string().swap(p.body_);
+    inflater.release();
+  }
+
+  // A body that cannot be kept: dropped with drop_large_bodies (its framing goes on), else
+  // the response fails.
+  bool cannot_keep(HttpResponseParser& p) {
+    if (!limits.drop_large_bodies) {
       p.state_ = State::Error;
-      return;
+      return false;
     }
+    p.error_.clear();
+    start_dropping(p);
+    return true;
+  }
+
+  void complete(HttpResponseParser& p) {
+    if (decoding && !dropping && !inflater.finish(p.error_) && !cannot_keep(p)) return;
+    inflater.release();
     p.state_ = State::Done;
   }
 
   bool deliver(HttpResponseParser& p, std::string_view bytes) {
+    if (dropping) return true;
     if (decoding) {
       if (inflater.write(bytes, p.body_, limits.max_body_bytes, p.error_)) return true;
-      p.state_ = State::Error;
-      return false;
+      return cannot_keep(p);
     }
     if (bytes.size() > limits.max_body_bytes - p.body_.size()) {
-      fail(p, too_large_body_message(limits.max_body_bytes));
-      return false;
+      p.error_ = too_large_body_message(limits.max_body_bytes);
+      return cannot_keep(p);
     }
     p.body_.append(bytes);
     return true;
@@ -483,9 +520,12 @@ struct HttpResponseParser::Impl {
       return;
     }
     // A plain body's size is known here; a compressed one is checked as it is decoded.
-    if (!decoding && chunk_size > limits.max_body_bytes - p.body_.size()) {
-      fail(p, too_large_body_message(limits.max_body_bytes));
-      return;
+    if (!decoding && !dropping && chunk_size > limits.max_body_bytes - p.body_.size()) {
+      if (!limits.drop_large_bodies) {
+        fail(p, too_large_body_message(limits.max_body_bytes));
+        return;
+      }
+      start_dropping(p);
     }
     remaining = chunk_size;
     chunk_size = 0;
@@ -654,6 +694,24 @@ std::size_t HttpResponseParser::feed(std::string_view bytes) {
   if (!impl_) reset();
   return impl_->feed(*this, bytes);
 }
+
+std::size_t HttpResponseParser::feed_head(std::string_view bytes) {
+  if (!impl_) reset();
+  if (state_ != State::Head) return 0;
+  impl_->stop_at_head = true;
+  const std::size_t used = impl_->feed(*this, bytes);
+  impl_->stop_at_head = false;
+  return used;
+}
+
+bool HttpResponseParser::interim() const { return impl_ && impl_->interim; }
+
+void HttpResponseParser::drop_body() {
+  if (!impl_) reset();
+  impl_->start_dropping(*this);
+}
+
+bool HttpResponseParser::body_dropped() const { return impl_ && impl_->dropping; }
 
 void HttpResponseParser::finish_eof() {
   if (!impl_) reset();

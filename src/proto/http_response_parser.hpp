@@ -30,6 +30,10 @@ struct HttpResponseHead {
 struct HttpParserLimits {
   std::size_t max_head_bytes = 64 * 1024;
   std::size_t max_body_bytes = 256 * 1024 * 1024;  // decoded
+  // A body larger than max_body_bytes (decoded), or whose content coding cannot be decoded,
+  // fails the response unless this is set: then it is read to its end but not kept
+  // (body_dropped()), what a recording proxy wants: its framing never depends on the body.
+  bool drop_large_bodies = false;
 };
 
 class HttpResponseParser {
@@ -48,6 +52,20 @@ class HttpResponseParser {
   // so the bytes not consumed belong to whatever comes next on the connection.
   // Interim 1xx responses (except 101) are skipped.
   std::size_t feed(std::string_view bytes);
+  // Like feed(), but stops at the end of a head, so that the return value is where what
+  // follows it starts in `bytes`: the final response's head (head_complete()), or an interim
+  // one's (interim()), which feed() skips. A proxy forwards each head it rewrote, then the
+  // body as it came (feed() from there). Before the end of a head it consumes everything given.
+  std::size_t feed_head(std::string_view bytes);
+  // The head feed_head() just read is an interim response (100 Continue, 103 Early Hints):
+  // head() holds it until the next feed, which reads on to the next head.
+  bool interim() const;
+  // The body of this response is read to its end (done() comes when it would have) but not
+  // kept or decoded: body() is emptied and stays empty.
+  void drop_body();
+  // The body was not kept: drop_body(), or with drop_large_bodies a body too large or that
+  // could not be decoded.
+  bool body_dropped() const;
 
   // The peer closed the connection: completes a close-delimited body, or fails with
   // "connection closed before the response was complete".

@@ -84,15 +84,6 @@ std::vector<Header> headers_of(const json::object& message) {
   return headers;
 }
 
-// Response bodies worth keeping: what a scenario may read values from.
-bool is_text_mime(std::string_view mime) {
-  if (mime.find("javascript") != std::string_view::npos || mime.find("css") != std::string_view::npos) return false;
-  for (const std::string_view kind : {"text/", "json", "xml", "x-www-form-urlencoded"}) {
-    if (mime.find(kind) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 // The parts of the reader that Boost's parser calls back (its handler).
 class HarHandler {
  public:

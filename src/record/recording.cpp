@@ -20,6 +20,14 @@ const std::string* find(const std::vector<Header>& headers, std::string_view nam
 
 }  // namespace
 
+bool is_text_mime(std::string_view mime) {
+  if (mime.find("javascript") != std::string_view::npos || mime.find("css") != std::string_view::npos) return false;
+  for (const std::string_view kind : {"text/", "json", "xml", "x-www-form-urlencoded"}) {
+    if (mime.find(kind) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 const std::string* Exchange::request_header(std::string_view name) const { return find(request_headers, name); }
 const std::string* Exchange::response_header(std::string_view name) const { return find(response_headers, name); }
 

@@ -47,11 +47,18 @@ struct Exchange {
   const std::string* response_header(std::string_view name) const;
 };
 
+// Response bodies worth keeping: text a scenario may read values from (HTML, JSON, XML, plain
+// text, forms), not scripts or styles.
+bool is_text_mime(std::string_view mime);
+
+// Recording::source of what the recording proxy recorded.
+inline constexpr std::string_view kProxySource = "stampede record";
+
 struct Recording {
-  std::string source;        // "HAR 1.2 from Chromium 156" or "stampede record"
+  std::string source;        // "HAR 1.2 from Chromium 156" or kProxySource
   std::string started_at;    // ISO 8601 of the first exchange ("" when unknown)
   std::vector<Exchange> exchanges;  // in start order
-  std::uint64_t dropped_bodies = 0;  // response bodies not kept (not text, or too large)
+  std::uint64_t dropped_bodies = 0;  // bodies not kept (not text, or too large)
   std::uint64_t cut_frames = 0;      // WebSocket frames too large to keep, or undecodable
 };
 

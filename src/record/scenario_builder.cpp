@@ -263,9 +263,15 @@ BuildResult build_scenario(const Recording& recording, const ConvertOptions& opt
     http.push_back({&exchange, std::move(*url)});
   }
   if (summary.liveviews == 0 && (live_sockets_without_frames > 0 || liveview_page)) {
-    result.error =
-        "this HAR has no WebSocket frames: export it with content, from the tab that had the LiveView open "
-        "(Chromium: DevTools > Network > \"Save all as HAR with content\"; keep DevTools open while you click)";
+    if (recording.source.rfind(kProxySource, 0) == 0) {
+      result.error =
+          "the recording has LiveView pages but no WebSocket frames: keep a page open until it has connected, "
+          "and browse the proxy's address only (a page loaded from the app's own address connects to the app)";
+    } else {
+      result.error =
+          "this HAR has no WebSocket frames: export it with content, from the tab that had the LiveView open "
+          "(Chromium: DevTools > Network > \"Save all as HAR with content\"; keep DevTools open while you click)";
+    }
     return result;
   }
 
