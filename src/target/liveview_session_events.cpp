@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 
+#include "proto/json_string.hpp"
 #include "proto/websocket_frame.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
@@ -147,7 +148,7 @@ void LiveViewSession::handle_allow_upload(std::size_t index, const phx::Message&
   std::string response = "{";
   if (!valid) {
     response += "\"error\":" + errors + ",\"ref\":";
-    append_json_string(response, uploads->ref());
+    proto::append_json_string(response, uploads->ref(), "an upload ref");
     reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
     return;
   }
@@ -155,7 +156,7 @@ void LiveViewSession::handle_allow_upload(std::size_t index, const phx::Message&
   const auto diff = render_diff(*channel.view, channel.view->upload_changed(LiveView::UploadStep::Preflighted), {});
   if (!diff.empty()) response += "\"diff\":" + diff + ",";
   response += "\"entries\":" + tokens + ",\"errors\":{},\"ref\":";
-  append_json_string(response, uploads->ref());
+  proto::append_json_string(response, uploads->ref(), "an upload ref");
   reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
 }
 
@@ -198,11 +199,11 @@ void LiveViewSession::apply(std::size_t index, const phx::Message& message, View
       std::string response = R"({"live_redirect":{)";
       if (!outcome.flash.empty()) {
         response += "\"flash\":";
-        append_json_string(response, sign_flash(outcome.flash, wall_clock_ms()));
+        proto::append_json_string(response, sign_flash(outcome.flash, wall_clock_ms()), "a flash token");
         response += ",";
       }
       response += "\"kind\":\"push\",\"to\":";
-      append_json_string(response, outcome.navigate_to);
+      proto::append_json_string(response, outcome.navigate_to, "a navigation target");
       response += "}}";
       const auto join_ref = channel.join_ref;
       reply(join_ref, message.ref, topic.view(), "ok", response);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 
+#include "proto/json_string.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
 #include "target/rendered_json.hpp"
@@ -27,7 +28,7 @@ std::string redirect_refusal(LiveViewDialect dialect, std::string_view to) {
   // redirect/2 carries its status from LiveView 1.0 on (§5.12).
   if (dialect == LiveViewDialect::V1) response += R"("status":302,)";
   response += "\"to\":";
-  append_json_string(response, to);
+  proto::append_json_string(response, to, "a redirect target");
   return response + "}}";
 }
 
@@ -129,7 +130,7 @@ void LiveViewSession::join_view(phx::Message& message) {
   // Only a navigation join replaces the container element (§5.3).
   if (redirect != nullptr) response += R"("container":["div",{}],)";
   response += "\"liveview_version\":";
-  append_json_string(response, liveview_version(dialect));
+  proto::append_json_string(response, liveview_version(dialect), "the LiveView version");
   response += ",\"rendered\":";
   response += rendered;
   response += "}";
