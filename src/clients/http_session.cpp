@@ -8,8 +8,6 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/url/parse.hpp>
-#include <boost/url/url.hpp>
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -22,6 +20,7 @@
 #include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_request_writer.hpp"
+#include "proto/url_resolve.hpp"
 #include "transport/errors.hpp"
 #include "transport/resolve.hpp"
 #include "transport/stream.hpp"
@@ -31,7 +30,6 @@ namespace stampede::clients {
 namespace {
 
 namespace asio = boost::asio;
-namespace urls = boost::urls;
 using boost::system::error_code;
 using metrics::MetricId;
 using Done = std::function<void(HttpResponse&&)>;
@@ -471,15 +469,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
                                    " redirects (the request allows " + std::to_string(req_.max_redirects) + ")",
                   /*keep_response=*/true);
     }
-    const auto reference = urls::parse_uri_reference(location);
-    urls::url next_url;
-    if (reference) {
-      const auto resolved = urls::resolve(urls::url_view(target_->url), *reference, next_url);
-      if (!resolved) next_url.clear();
-    }
+    const auto next_url = proto::resolve_reference(target_->url, location);
     auto next = std::make_shared<UrlTarget>();
     std::string why = "it is not a valid URL";
-    if (!reference || next_url.empty() || !parse_url_target(next_url.buffer(), UrlSchemes::http, *next, why)) {
+    if (!next_url || !parse_url_target(next_url->buffer(), UrlSchemes::http, *next, why)) {
       return fail("url", "the redirect to \"" + location + "\" cannot be followed: " + why, /*keep_response=*/true);
     }
     ctx_.sink.request_finished(true);

@@ -13,6 +13,8 @@
 #include <chrono>
 
 #include "clients/liveview_version.hpp"
+#include "proto/phoenix_socket_url.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
@@ -153,7 +155,7 @@ LiveOutcome LiveViewSession::main_state() const {
     LiveOutcome o;
     o.failure = main->leaving.kind == lv::Navigation::Kind::LiveRedirect ? "live_redirect" : "redirect";
     o.navigation = main->leaving;
-    o.to = lv::resolve_url(url_, main->leaving.to);
+    o.to = proto::resolve_url(url_, main->leaving.to);
     o.message = fmt::format("{} navigated to {} ({})", describe(*main), o.to, o.failure);
     return o;
   }
@@ -198,7 +200,7 @@ void LiveViewSession::connect(std::string url, Done done) { open_page(std::move(
 
 void LiveViewSession::load(std::string url, Done done) {
   const Nanos started = ctx_.clock.now();
-  const std::string target = url_.empty() ? url : lv::resolve_url(url_, url);
+  const std::string target = url_.empty() ? url : proto::resolve_url(url_, url);
   open_page(target, [weak = weak_from_this(), started, done = std::move(done)](const LiveOutcome& o) {
     if (auto self = weak.lock()) self->record(self->ids_.navigate, started, o);
     done(o);
@@ -281,17 +283,10 @@ lv::JoinParams LiveViewSession::base_join_params() const {
 }
 
 std::string LiveViewSession::socket_url() const {
-  const auto parsed = boost::urls::parse_uri(page_.url);
-  std::string base;
-  if (parsed) {
-    base = parsed->scheme_id() == boost::urls::scheme::https ? "wss://" : "ws://";
-    base += std::string(parsed->encoded_host_and_port());
-  }
-  std::string path = options_.socket_path;
-  if (path.empty() || path.front() != '/') path.insert(0, "/");
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (path.size() < 10 || path.compare(path.size() - 10, 10, "/websocket") != 0) path += "/websocket";
-  return base + path + "?" + lv::socket_query(base_join_params());
+  const auto endpoint = proto::phx::websocket_endpoint(options_.socket_path, page_.url);
+  // A page URL that is not one cannot have loaded; the connect says so if it ever happens.
+  const std::string base = endpoint ? std::string(endpoint->buffer()) : options_.socket_path + "/websocket";
+  return base + "?" + lv::socket_query(base_join_params());
 }
 
 void LiveViewSession::open_socket(Done done) {
@@ -336,21 +331,21 @@ void LiveViewSession::open_socket(Done done) {
   ws_options.insecure = options_.page.insecure;
   ws_options.compression = options_.compression;
   const std::string url = socket_url();
-  if (const auto parsed = boost::urls::parse_uri(page_.url)) {
-    std::string host(parsed->host_address());
+  const auto page = boost::urls::parse_uri(page_.url);
+  const auto socket = boost::urls::parse_uri(url);
+  if (page && socket) {
+    std::string host(page->host_address());
     std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
-    const bool secure = parsed->scheme_id() == boost::urls::scheme::https;
-    std::string path = url.substr(0, url.find('?'));
-    path = path.substr(path.find('/', path.find("//") + 2));
-    std::string cookie = http_.cookies().header_for(host, path, secure, wall_clock_seconds());
+    const bool secure = page->scheme_id() == boost::urls::scheme::https;
+    const auto path = socket->encoded_path();
+    std::string cookie =
+        http_.cookies().header_for(host, std::string_view(path.data(), path.size()), secure, wall_clock_seconds());
     if (!cookie.empty()) ws_options.headers.emplace_back("cookie", std::move(cookie));
   }
   if (!options_.origin.empty()) {
     ws_options.headers.emplace_back("origin", options_.origin);
-  } else if (options_.page_origin) {
-    if (const auto parsed = boost::urls::parse_uri(page_.url)) {
-      ws_options.headers.emplace_back("origin", fmt::format("{}://{}", parsed->scheme(), parsed->encoded_host_and_port()));
-    }
+  } else if (options_.page_origin && page) {
+    ws_options.headers.emplace_back("origin", fmt::format("{}://{}", page->scheme(), page->encoded_host_and_port()));
   }
   for (const auto& h : options_.socket_headers) ws_options.headers.push_back(h);
 
@@ -504,7 +499,7 @@ void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelRep
   view->state = LiveViewTopic::State::Joined;
   ++view->mounts;
   if (joined.navigation.kind == lv::Navigation::Kind::LivePatch && view == views_.front().get()) {
-    url_ = lv::resolve_url(url_, joined.navigation.to);
+    url_ = proto::resolve_url(url_, joined.navigation.to);
   }
   record(ids_.join, started, LiveOutcome::success());
   absorb(*view, result);
