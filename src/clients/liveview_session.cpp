@@ -125,9 +125,7 @@ std::string LiveViewSession::title() const {
   return page_.scan.title;
 }
 
-std::string LiveViewSession::version() const {
-  return version_text_.empty() ? lv::to_string(version_) : version_text_;
-}
+std::string LiveViewSession::version() const { return version_text_; }
 
 std::string LiveViewSession::html() const {
   const LiveViewTopic* main = main_view();
@@ -252,9 +250,10 @@ void LiveViewSession::open_page(std::string url, Done done) {
     auto roots = lv::roots_to_join(self->page_.scan);
     std::stable_partition(roots.begin(), roots.end(), [](const lv::LiveViewRoot* r) { return r->main; });
     for (const lv::LiveViewRoot* root : roots) self->views_.push_back(std::make_unique<LiveViewTopic>(*root));
-    self->version_ =
-        version_from_session_token(roots.front()->session).value_or(lv::kNewestCheckedVersion);
-    self->version_text_.clear();
+    // Until a join reply says the version, the page's dialect is all that is known.
+    PageDialect dialect = page_dialect(roots.front()->session);
+    self->version_ = dialect.join_as;
+    self->version_text_ = std::move(dialect.text);
     // The roots' tokens now live in views_; the page keeps only what nested views need later
     // (their dead-render static tokens), so an idle user holds each token once.
     auto& dead = self->page_.scan.views;
