@@ -211,8 +211,7 @@ void LiveViewSession::teardown(const std::string& reason) {
   pushes_.clear();
   views_.clear();
   if (auto connection = std::move(connection_)) {
-    connection->phx->close(reason);
-    connection->ws.reset();
+    connection->release(reason);
   }
 }
 
@@ -220,8 +219,7 @@ void LiveViewSession::close(const std::string& reason) {
   closing_ = true;
   pushes_.interrupt();
   if (auto connection = connection_) {
-    connection->phx->close(reason);
-    connection->ws.reset();
+    connection->release(reason);
   }
 }
 
@@ -289,22 +287,6 @@ std::string LiveViewSession::socket_url() const {
 }
 
 void LiveViewSession::open_socket(Done done) {
-  auto connection = std::make_shared<Connection>();
-  std::weak_ptr<Connection> weak_connection = connection;
-  WebSocketSession::Callbacks callbacks;
-  callbacks.on_message = [weak_connection](proto::ws::Opcode opcode, std::string_view payload) {
-    if (auto c = weak_connection.lock()) {
-      auto phx = c->phx;  // alive while it may close itself
-      phx->on_frame(payload, opcode == proto::ws::Opcode::Binary);
-    }
-  };
-  callbacks.on_close = [weak_connection](const WebSocketSession::CloseInfo& info) {
-    if (auto c = weak_connection.lock()) {
-      auto phx = c->phx;
-      phx->on_closed(info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error);
-    }
-  };
-  connection->ws = std::make_unique<WebSocketSession>(ctx_, std::move(callbacks));
   ChannelsOptions channel_options;
   channel_options.heartbeat_interval = options_.heartbeat_interval;
   channel_options.default_timeout = options_.join_timeout;
@@ -313,15 +295,8 @@ void LiveViewSession::open_socket(Done done) {
   // frames under channel.* too would count every user action twice in the summary. The page
   // GET does stay in http.request, as a browser's request would in any HTTP tool.
   channel_options.record_metrics = false;
-  connection->phx = std::make_shared<ChannelsSocket>(
-      ctx_, std::move(channel_options),
-      [weak_connection](std::string data, bool binary) {
-        if (auto c = weak_connection.lock(); c && c->ws) binary ? c->ws->send_binary(data) : c->ws->send_text(data);
-      },
-      [weak_connection](std::uint16_t code, std::string reason) {
-        if (auto c = weak_connection.lock(); c && c->ws)
-          c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
-      });
+  auto connection = PhoenixConnection::make(ctx_, std::move(channel_options));
+  std::weak_ptr<PhoenixConnection> weak_connection = connection;
   connection_ = connection;
   closing_ = false;
 
@@ -348,9 +323,9 @@ void LiveViewSession::open_socket(Done done) {
   }
   for (const auto& h : options_.socket_headers) ws_options.headers.push_back(h);
 
-  connection->ws->connect(url, std::move(ws_options),
+  connection->connect(url, std::move(ws_options),
                           [weak = weak_from_this(), generation = generation_, weak_connection, url,
-                           done = std::move(done)](WebSocketSession::ConnectResult result) {
+                           done = std::move(done)](const WebSocketSession::ConnectResult& result) {
                             auto self = weak.lock();
                             if (!self) return;
                             auto c = weak_connection.lock();
@@ -371,7 +346,6 @@ void LiveViewSession::open_socket(Done done) {
                               done(o);
                               return;
                             }
-                            c->phx->on_open();
                             done(LiveOutcome::success());
                           });
 }

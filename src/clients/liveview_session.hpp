@@ -54,6 +54,7 @@
 #include "clients/liveview_page_load.hpp"
 #include "clients/liveview_pushes.hpp"
 #include "clients/liveview_view.hpp"
+#include "clients/phoenix_connection.hpp"
 #include "clients/websocket_session.hpp"
 #include "proto/form.hpp"
 
@@ -156,10 +157,6 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
  private:
   // One socket per page; the WebSocket's and the Phoenix socket's callbacks hold it weakly, so
   // a page load that replaces it leaves the old one's late callbacks nothing to act on.
-  struct Connection {
-    std::unique_ptr<WebSocketSession> ws;
-    std::shared_ptr<ChannelsSocket> phx;
-  };
   struct UploadRun;
   using ReplyDone = std::function<void(LiveOutcome, bool link_redirect)>;
 
@@ -231,7 +228,7 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   proto::lv::Version version_ = proto::lv::kNewestCheckedVersion;
   // As the join reply said it, else the page's dialect ("1.0.6 or later (session token format 6)").
   std::string version_text_ = "unknown (not joined)";
-  std::shared_ptr<Connection> connection_;
+  std::shared_ptr<PhoenixConnection> connection_;
   bool closing_ = false;          // close() was called: what fails "closed" from then on is not counted
   LiveViewTopics views_;          // roots first (views_[0] is the main one), then nested ones
   LivePushBuffer pushes_;
