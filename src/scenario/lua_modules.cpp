@@ -30,8 +30,8 @@ void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through 
   lua_pop(L, 2);
 }
 
-void run_module_lua(lua_State* L, const char* source, const char* chunk_name) {
-  if (luaL_loadbuffer(L, source, std::char_traits<char>::length(source), chunk_name) != 0) lua_error(L);
+void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name) {
+  if (luaL_loadbuffer(L, source.data(), source.size(), chunk_name) != 0) lua_error(L);
   lua_insert(L, -2);  // chunk below its argument
   lua_call(L, 1, 1);
 }

@@ -2,6 +2,7 @@
 // The Lua modules Stampede gives scenarios. Each lives in its own module_*.cpp file and
 // only adapts a C++ call to a coroutine and a table: no protocol logic here.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,9 +30,9 @@ int open_websocket_module(lua_State* L);
 int open_channels_module(lua_State* L);
 int open_liveview_module(lua_State* L);
 
-// Loads `source` (a chunk named `chunk_name`) and calls it with the table on top of the
-// stack, returning what it returns: how a module adds its Lua-written parts.
-void run_module_lua(lua_State* L, const char* source, const char* chunk_name);
+// Loads `source` (a chunk named `chunk_name`: one of module_lua.hpp's files) and calls it with
+// the table on top of the stack, returning what it returns: how a module adds its Lua half.
+void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name);
 
 // A duration argument: a number of milliseconds or a string such as "30s"; `fallback` when
 // the argument is nil or absent. Raises a Lua error naming `fn` when it is not a duration.

@@ -8,6 +8,7 @@
 #include "clients/websocket_session.hpp"
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -204,38 +205,6 @@ int l_is_open(lua_State* L) {
   return 1;
 }
 
-constexpr const char* kWebSocketLua = R"lua(
-local c = ...
-local errors = require "stampede.error"
-local Socket = {}
-Socket.__index = Socket
-
-local M = {}
-function M.connect(url, opts)
-  local handle, message, reason, status = c.connect(url, opts)
-  if not handle then errors.raise("connect_error", "websocket.connect " .. url .. ": " .. message, nil, 2, { reason = reason, status = status }) end
-  return setmetatable({ _h = handle }, Socket)
-end
-function Socket:send(text) c.send(self._h, text) end
-function Socket:send_binary(data) c.send_binary(self._h, data) end
-function Socket:close(code, reason) c.close(self._h, code, reason) end
-function Socket:is_open() return c.is_open(self._h) end
-function Socket:await(opts)
-  opts = opts or {}
-  local after = 0
-  while true do
-    local msg, kind, message = c.next(self._h, after, opts.timeout)
-    if not msg then errors.raise(kind, "websocket:await: " .. message, nil, 2) end
-    if not opts.match or opts.match(msg) then
-      c.consume(self._h, msg.seq)
-      msg.seq = nil
-      return msg
-    end
-    after = msg.seq
-  end
-end
-return M
-)lua";
 
 }  // namespace
 
@@ -245,7 +214,7 @@ int open_websocket_module(lua_State* L) {
                                 {"is_open", l_is_open}, {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
-  run_module_lua(L, kWebSocketLua, "=stampede.websocket");
+  run_module_lua(L, module_lua::websocket_lua, "=stampede.websocket");
   return 1;
 }
 
