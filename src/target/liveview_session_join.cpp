@@ -37,8 +37,8 @@ std::string redirect_refusal(LiveViewDialect dialect, std::string_view to) {
 void LiveViewSession::refuse_join(const phx::Message& message, const std::optional<std::string>& join_ref,
                                   std::string_view response_json, const ReplacedJoin& replaced) {
   services_.bus.stats().joins_refused.add();
-  reply(join_ref, message.ref, message.topic, "error", response_json);
-  if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, message.topic, "error", response_json);
+  if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
 }
 
 void LiveViewSession::join_view(phx::Message& message) {
@@ -142,8 +142,8 @@ void LiveViewSession::join_view(phx::Message& message) {
   channel.view = std::move(mounted.view);
   views_.push_back(std::move(channel));
   services_.bus.stats().joins.add();
-  reply(join_ref, message.ref, message.topic, "ok", response);
-  if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, message.topic, "ok", response);
+  if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
 }
 
 }  // namespace stampede::target
