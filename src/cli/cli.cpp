@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/compare_command.hpp"
+#include "cli/convert_command.hpp"
 #include "cli/demo_command.hpp"
 #include "cli/new_command.hpp"
 #include "cli/number_checks.hpp"
@@ -171,6 +172,10 @@ int main(int argc, char** argv) {
   auto* new_cmd = app.add_subcommand("new", "Write a scenario to start from: loadtest/NAME.lua (--list shows the kinds)");
   add_new_options(*new_cmd, new_args);
 
+  ConvertArgs convert;
+  auto* convert_cmd = app.add_subcommand("convert", "Turn a HAR file recorded in the browser into a Lua scenario");
+  add_convert_options(*convert_cmd, convert);
+
   bool help_reference = false;
   auto* help_cmd = app.add_subcommand("help", "Show this help; --reference prints every command and flag as Markdown");
   help_cmd->add_flag("--reference", help_reference, "Print the command line reference (docs/reference/cli.md) as Markdown");
@@ -202,6 +207,7 @@ int main(int argc, char** argv) {
     return demo_command(demo);
   }
   if (*new_cmd) return new_command(new_args);
+  if (*convert_cmd) return convert_command(convert);
   if (*help_cmd) return help_command(app, help_reference);
   if (app.got_subcommand("version")) {
     std::puts(version_details().c_str());

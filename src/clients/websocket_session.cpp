@@ -513,7 +513,12 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
       }
     }
     ctx_.sink.add(messages_);
-    if (callbacks_.on_message) callbacks_.on_message(event.opcode, payload);
+    if (callbacks_.on_message_kept) {
+      // The worker's inflate buffer is given away too: the next message starts a new one.
+      callbacks_.on_message_kept(event.opcode, inflated != nullptr ? std::move(*inflated) : reader_.take_payload(event));
+    } else if (callbacks_.on_message) {
+      callbacks_.on_message(event.opcode, payload);
+    }
     if (inflated != nullptr) trim_scratch(*inflated);
     return !detached_;
   }

@@ -102,6 +102,9 @@ class WebSocketSession {
     std::function<void()> on_open;  // the handshake succeeded (called just before connect's done)
     // A text or binary message. `payload` is valid only during the call.
     std::function<void(proto::ws::Opcode opcode, std::string_view payload)> on_message;
+    // Instead of on_message, for a caller that keeps messages: the payload handed over, so
+    // a message assembled from many reads (or inflated) is held once, never copied.
+    std::function<void(proto::ws::Opcode opcode, std::string&& payload)> on_message_kept;
     // The open connection ended: the peer's close, our close completing (or timing out),
     // a protocol error, or the transport failing. Called once.
     std::function<void(const CloseInfo&)> on_close;

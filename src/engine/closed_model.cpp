@@ -2,14 +2,13 @@
 // as the last one ends. The number of VUs follows VuSchedule; this worker runs its share.
 // After an iteration that failed because this machine ran out of file descriptors, ports
 // or socket memory, the VU rests first (ExhaustionBackoff) instead of failing again at once.
-#include <boost/asio/post.hpp>
 #include <algorithm>
 #include <limits>
 #include <vector>
 
+#include "engine/executor.hpp"
 #include "engine/exhaustion_backoff.hpp"
 #include "engine/vu_schedule.hpp"
-#include "engine/worker.hpp"
 
 namespace stampede::engine {
 
@@ -17,15 +16,19 @@ namespace {
 
 class ClosedModel final : public Executor {
  public:
-  explicit ClosedModel(Worker& w)
-      : w_(w), schedule_(w.config().shape), change_timer_(w.io()), grace_timer_(w.io()), rest_timer_(w.io()) {}
+  explicit ClosedModel(ExecutorHost& host)
+      : h_(host),
+        schedule_(host.settings().shape),
+        change_timer_(host.scheduler().make_timer()),
+        grace_timer_(host.scheduler().make_timer()),
+        rest_timer_(host.scheduler().make_timer()) {}
 
   void begin() override { adjust(); }
 
   void end(bool graceful) override {
     ending_ = true;
-    change_timer_.cancel();
-    const Nanos now = w_.clock().now();
+    change_timer_->cancel();
+    const Nanos now = h_.scheduler().now();
     for (Slot& s : active_) mark_retiring(s, now);
     park_resting_retirees();
     interrupt_retiring(graceful ? now : kNever);
@@ -46,12 +49,12 @@ class ClosedModel final : public Executor {
   static constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
   long long my_share(Nanos t) const {
-    return share_of(schedule_.vus_at(t), w_.config().count, w_.config().index);
+    return share_of(schedule_.vus_at(t), h_.settings().count, h_.settings().index);
   }
 
   void adjust() {
     if (ending_) return;
-    const Nanos t = w_.clock().now() - w_.start();
+    const Nanos t = h_.scheduler().now() - h_.start();
     const long long want = my_share(t);
     long long live = 0;
     for (const Slot& s : active_) live += s.retiring ? 0 : 1;
@@ -64,7 +67,7 @@ class ClosedModel final : public Executor {
       }
     }
     while (live < want) {
-      scenario::Vu* vu = parked_.empty() ? &w_.new_vu() : parked_.back();
+      scenario::Vu* vu = parked_.empty() ? &h_.new_vu() : parked_.back();
       if (!parked_.empty()) parked_.pop_back();
       active_.push_back({vu, false, 0, ExhaustionBackoff(static_cast<std::uint64_t>(vu->id))});
       vu->slot = active_.size() - 1;
@@ -72,18 +75,13 @@ class ClosedModel final : public Executor {
       start(active_.size() - 1);
     }
     if (live > want) retire(live - want);
-    w_.set_live_vus(static_cast<long long>(active_.size()));
-    if (auto next = schedule_.next_change_after(t)) {
-      change_timer_.expires_at(time_point_at(w_.start() + *next));
-      change_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (!ec) adjust();
-      });
-    }
+    h_.set_live_vus(static_cast<long long>(active_.size()));
+    if (auto next = schedule_.next_change_after(t)) change_timer_->arm(h_.start() + *next, [this] { adjust(); });
   }
 
   // Ramp-down: the newest VUs go first. Without a graceful stop they stop at once.
   void retire(long long n) {
-    const Nanos now = w_.clock().now();
+    const Nanos now = h_.scheduler().now();
     for (auto it = active_.rbegin(); it != active_.rend() && n > 0; ++it) {
       if (!it->retiring) {
         mark_retiring(*it, now);
@@ -100,7 +98,7 @@ class ClosedModel final : public Executor {
   void mark_retiring(Slot& s, Nanos now) {
     if (s.retiring) return;  // keeps the deadline it already has
     s.retiring = true;
-    s.retire_deadline = now + std::max<Nanos>(0, w_.config().shape.graceful_stop);
+    s.retire_deadline = now + std::max<Nanos>(0, h_.settings().shape.graceful_stop);
   }
 
   // Interrupts the retiring VUs whose deadline is at or before `up_to` (kNever: all of them)
@@ -109,14 +107,14 @@ class ClosedModel final : public Executor {
     Nanos next = kNever;
     for (std::size_t i = 0; i < active_.size();) {
       if (active_[i].retiring && active_[i].retire_deadline <= up_to) {
-        w_.runtime().interrupt(*active_[i].vu);
+        h_.interrupt(*active_[i].vu);
         park(i);
       } else {
         if (active_[i].retiring) next = std::min(next, active_[i].retire_deadline);
         ++i;
       }
     }
-    w_.set_live_vus(static_cast<long long>(active_.size()));
+    h_.set_live_vus(static_cast<long long>(active_.size()));
     arm_grace_timer(next);
     maybe_finished();
   }
@@ -125,11 +123,9 @@ class ClosedModel final : public Executor {
     if (at == kNever || (grace_timer_armed_ && grace_timer_at_ <= at)) return;
     grace_timer_armed_ = true;
     grace_timer_at_ = at;
-    grace_timer_.expires_at(time_point_at(at));
-    grace_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;  // cancelled: re-armed for an earlier deadline, or the run ended
+    grace_timer_->arm(at, [this] {
       grace_timer_armed_ = false;
-      interrupt_retiring(w_.clock().now());
+      interrupt_retiring(h_.scheduler().now());
     });
   }
 
@@ -142,7 +138,7 @@ class ClosedModel final : public Executor {
         ++i;
       }
     }
-    w_.set_live_vus(static_cast<long long>(active_.size()));
+    h_.set_live_vus(static_cast<long long>(active_.size()));
   }
 
   void park(std::size_t i) {
@@ -159,32 +155,30 @@ class ClosedModel final : public Executor {
   }
 
   void start(std::size_t i) {
-    active_[i].iteration_start = w_.clock().now();
-    w_.runtime().start_iteration(*active_[i].vu, [this](scenario::Vu& vu, const scenario::IterationOutcome& o) {
-      on_done(vu, o);
-    });
+    active_[i].iteration_start = h_.scheduler().now();
+    h_.start_iteration(*active_[i].vu, [this](scenario::Vu& vu, const scenario::IterationOutcome& o) { on_done(vu, o); });
   }
 
   void on_done(scenario::Vu& vu, const scenario::IterationOutcome& outcome) {
     const std::size_t i = index_of(vu);
     if (i == active_.size()) return;
-    const Nanos now = w_.clock().now();
-    w_.record_iteration(outcome, active_[i].iteration_start, now);
+    const Nanos now = h_.scheduler().now();
+    h_.record_iteration(outcome, active_[i].iteration_start, now);
     if (active_[i].retiring) {
       park(i);
-      w_.set_live_vus(static_cast<long long>(active_.size()));
+      h_.set_live_vus(static_cast<long long>(active_.size()));
       maybe_finished();
       return;
     }
     const Nanos next = active_[i].backoff.next_start(now, outcome.local_resource_exhausted);
     if (next > now) return rest(i, next);
     // Posted, not called: an iteration that never yields must not recurse.
-    boost::asio::post(w_.io(), [this, v = &vu] {
+    h_.scheduler().post([this, v = &vu] {
       const std::size_t j = index_of(*v);
       if (j < active_.size() && !active_[j].retiring) start(j);
       else if (j < active_.size()) {
         park(j);
-        w_.set_live_vus(static_cast<long long>(active_.size()));
+        h_.set_live_vus(static_cast<long long>(active_.size()));
         maybe_finished();
       }
     });
@@ -203,16 +197,14 @@ class ClosedModel final : public Executor {
     if (!first || (rest_timer_armed_ && *first >= rest_timer_at_)) return;
     rest_timer_armed_ = true;
     rest_timer_at_ = *first;
-    rest_timer_.expires_at(time_point_at(*first));
-    rest_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;  // cancelled: re-armed for an earlier time, or the run ended
+    rest_timer_->arm(*first, [this] {
       rest_timer_armed_ = false;
       wake_rested();
     });
   }
 
   void wake_rested() {
-    const Nanos now = w_.clock().now();
+    const Nanos now = h_.scheduler().now();
     while (auto ready = resting_.pop_ready(now)) {
       const std::size_t j = index_of(*ready->second);
       // Stale: the VU was parked while it rested, or rests again for a later time.
@@ -225,20 +217,20 @@ class ClosedModel final : public Executor {
 
   void maybe_finished() {
     if (ending_ && active_.empty()) {
-      grace_timer_.cancel();
-      rest_timer_.cancel();
+      grace_timer_->cancel();
+      rest_timer_->cancel();
       resting_.clear();
-      w_.executor_finished();
+      h_.executor_finished();
     }
   }
 
-  Worker& w_;
+  ExecutorHost& h_;
   VuSchedule schedule_;
-  boost::asio::steady_timer change_timer_;
-  boost::asio::steady_timer grace_timer_;
+  std::unique_ptr<Timer> change_timer_;
+  std::unique_ptr<Timer> grace_timer_;
   bool grace_timer_armed_ = false;
   Nanos grace_timer_at_ = 0;
-  boost::asio::steady_timer rest_timer_;
+  std::unique_ptr<Timer> rest_timer_;
   bool rest_timer_armed_ = false;
   Nanos rest_timer_at_ = 0;
   BackoffQueue<scenario::Vu*> resting_;
@@ -249,6 +241,6 @@ class ClosedModel final : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_closed_model(Worker& worker) { return std::make_unique<ClosedModel>(worker); }
+std::unique_ptr<Executor> make_closed_model(ExecutorHost& host) { return std::make_unique<ClosedModel>(host); }
 
 }  // namespace stampede::engine

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/worker.hpp"
+#include "engine/asio_scheduler.hpp"
 #include "metrics/generator_health.hpp"
 
 namespace stampede::engine {

@@ -1,6 +1,6 @@
 #include "engine/loop_probe.hpp"
 
-#include "engine/worker.hpp"
+#include "engine/asio_scheduler.hpp"
 #include "metrics/generator_health.hpp"
 
 namespace stampede::engine {

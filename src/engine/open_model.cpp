@@ -10,7 +10,6 @@
 // An arrival that is already late when it starts (the generator fell behind) takes a VU that
 // comes free; the pool grows for late arrivals only at CatchUpBudget's pace
 // (docs/design/020-late-arrivals-wait-for-a-free-vu.md).
-#include <boost/asio/post.hpp>
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -19,34 +18,28 @@
 #include "engine/arrival_pacer.hpp"
 #include "engine/arrival_schedule.hpp"
 #include "engine/catch_up_budget.hpp"
+#include "engine/executor.hpp"
 #include "engine/exhaustion_backoff.hpp"
-#include "engine/thread_idle_probe.hpp"
 #include "engine/wake_quantum.hpp"
-#include "engine/worker.hpp"
 
 namespace stampede::engine {
 
 namespace {
 
-// Tells the core this is a busy wait (x86 PAUSE), so a sibling hyperthread gets the cycles.
-inline void spin_pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 class OpenModel final : public Executor {
  public:
-  explicit OpenModel(Worker& w)
-      : w_(w),
-        schedule_(w.config().shape),
-        max_vus_(share_of(w.config().shape.max_vus, w.config().count, w.config().index)),
-        pacer_(schedule_, w.config().index, w.config().count, ArrivalPacer::kDefaultQuantum, ArrivalPacer::kDefaultBatch,
-               w.idle_poll() != nullptr ? ArrivalPacer::kPollingEarlyWake : ArrivalPacer::kDefaultEarlyWake),
-        arrival_timer_(w.io()),
-        grace_timer_(w.io()),
-        loop_idle_(w.idle_poll()),
-        quantum_idle_(w.idle_poll()) {}
+  explicit OpenModel(ExecutorHost& host)
+      : h_(host),
+        shape_(host.settings().shape),
+        schedule_(shape_),
+        max_vus_(share_of(shape_.max_vus, host.settings().count, host.settings().index)),
+        pacer_(schedule_, host.settings().index, host.settings().count, ArrivalPacer::kDefaultQuantum,
+               ArrivalPacer::kDefaultBatch,
+               host.settings().polling ? ArrivalPacer::kPollingEarlyWake : ArrivalPacer::kDefaultEarlyWake),
+        arrival_timer_(host.scheduler().make_timer()),
+        grace_timer_(host.scheduler().make_timer()),
+        loop_idle_(host.make_idle_probe()),
+        quantum_idle_(host.make_idle_probe()) {}
 
   void begin() override { turn(false); }
 
@@ -60,23 +53,22 @@ class OpenModel final : public Executor {
     // stop (or at an interrupt) those due in the last kCutOffWindow are cut off with the
     // running ones; older ones, which a generator that fell behind never reached, count as
     // dropped: they were planned and never started.
-    const Nanos now = w_.clock().now() - w_.start();
-    const bool scheduled_end = now >= w_.config().shape.total_duration();
-    const bool grace = graceful && w_.config().shape.graceful_stop > 0;
-    finishing_plan_ = !ending_ && grace && scheduled_end &&
-                      pacer_.next(now).kind != ArrivalPacer::Step::Kind::done;
-    ending_ = true;
-    if (!finishing_plan_) {
-      const Nanos stop = std::min(now, w_.config().shape.total_duration());
-      drop_unstarted(stop - kCutOffWindow);
+    const Nanos now = since_start();
+    const bool scheduled_end = now >= shape_.total_duration();
+    const bool grace = graceful && shape_.graceful_stop > 0;
+    const bool plan_left = phase_ == Phase::arriving && grace && scheduled_end &&
+                           pacer_.next(now).kind != ArrivalPacer::Step::Kind::done;
+    if (plan_left) {
+      phase_ = Phase::finishing_plan;
+    } else {
+      phase_ = Phase::draining;
+      drop_unstarted(std::min(now, shape_.total_duration()) - kCutOffWindow);
     }
     if (!grace) {
       interrupt_all();
     } else {
-      grace_timer_.expires_after(std::chrono::nanoseconds(w_.config().shape.graceful_stop));
-      grace_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec) return;
-        if (finishing_plan_) drop_unstarted(std::numeric_limits<Nanos>::max());
+      grace_timer_->arm(h_.scheduler().now() + shape_.graceful_stop, [this] {
+        if (phase_ == Phase::finishing_plan) drop_unstarted(std::numeric_limits<Nanos>::max());
         interrupt_all();
       });
     }
@@ -89,36 +81,45 @@ class OpenModel final : public Executor {
     Nanos scheduled;
   };
 
+  // Where the run is: arrivals start on schedule; ended on schedule with a graceful stop,
+  // the arrivals due before the end still start; or none starts any more and the running
+  // iterations finish (within the graceful stop) or are cut off.
+  enum class Phase { arriving, finishing_plan, draining };
+  // What the arrival timer is armed for: the next due arrival, or (VuWait) the catch-up
+  // budget's next new VU while a turn waits for a VU; or nothing.
+  enum class ArrivalTimer { idle, next_arrival, vu_wait };
+
+  Nanos since_start() const { return h_.scheduler().now() - h_.start(); }
+
   // One turn of the loop for arrivals: starts every arrival that is due by now (catching up
   // after a late wake-up), then sleeps until the next one, coalescing wake-ups that would
   // come less than a quantum apart (ArrivalPacer). `replies_read`: the loop has read the
   // replies that had arrived since the previous turn (see yield_to_replies).
   void turn(bool replies_read) {
-    if (ending_ && !finishing_plan_) return;
+    if (phase_ == Phase::draining) return;
     opens_before_reading_ = replies_read ? kOpensPerRead : 0;
-    const Nanos turn_at = w_.clock().now();
+    const Nanos turn_at = h_.scheduler().now();
     if (wake_quantum_.sample_due(turn_at)) {
-      pacer_.set_quantum(wake_quantum_.sample(turn_at, quantum_idle_.idle_share_since_last_ask(turn_at)));
+      pacer_.set_quantum(wake_quantum_.sample(turn_at, quantum_idle_->idle_share_since_last_ask(turn_at)));
     }
-    pacer_.begin_turn(turn_at - w_.start());
+    pacer_.begin_turn(turn_at - h_.start());
     for (;;) {
       // The time is read again for each arrival: those that fell due while this turn
       // started others are started in it too.
-      const ArrivalPacer::Step step = pacer_.next(w_.clock().now() - w_.start());
+      const ArrivalPacer::Step step = pacer_.next(since_start());
       switch (step.kind) {
         case ArrivalPacer::Step::Kind::done:
-          if (finishing_plan_) {
-            finishing_plan_ = false;
+          if (phase_ == Phase::finishing_plan) {
+            phase_ = Phase::draining;
             maybe_finished();
           }
           return;  // no more arrivals: the end timer stops the run
         case ArrivalPacer::Step::Kind::sleep:
-          vu_timer_pending_ = false;
-          arrival_timer_.expires_at(time_point_at(w_.start() + step.wake));
-          arrival_timer_.async_wait([this, due = w_.start() + step.at](const boost::system::error_code& ec) {
-            if (ec) return;
+          arrival_timer_use_ = ArrivalTimer::next_arrival;
+          arrival_timer_->arm(h_.start() + step.wake, [this, due = h_.start() + step.at] {
+            arrival_timer_use_ = ArrivalTimer::idle;
             // Woken early on purpose (ArrivalPacer::kDefaultEarlyWake): the rest on the clock.
-            while (w_.clock().now() < due) spin_pause();
+            h_.scheduler().wait_until(due);
             turn(false);
           });
           return;
@@ -134,14 +135,14 @@ class OpenModel final : public Executor {
       // means a new connection, which is what feeds the next stall. Reading never refuses a
       // VU: an arrival still gets a new one if none came free. It keeps its scheduled time:
       // the wait shows as lag.
-      if (free_.empty() && !running_.empty() && w_.vus_created() < max_vus_) {
+      if (free_.empty() && !running_.empty() && h_.vus_created() < max_vus_) {
         if (opens_before_reading_ == 0) return yield_to_replies();
         // Already late, and VUs will come free: a new one only within the catch-up budget.
-        const Nanos now = w_.clock().now() - w_.start();
+        const Nanos now = since_start();
         if (now - step.at > kLateAfter && !catch_up_.try_take(now)) return wait_for_vu();
       }
       pacer_.started();
-      dispatch(w_.start() + step.at);
+      dispatch(h_.start() + step.at);
     }
   }
 
@@ -153,14 +154,12 @@ class OpenModel final : public Executor {
   void wait_for_vu() {
     waiting_for_vu_ = true;
     const Nanos at = catch_up_.next_available();
-    if (vu_timer_pending_ && vu_timer_at_ <= at) return;
-    vu_timer_pending_ = true;
-    vu_timer_at_ = at;
-    arrival_timer_.expires_at(time_point_at(w_.start() + at));
-    arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;  // re-armed, or the run ended: whoever did it cleared or reset the flag
-      vu_timer_pending_ = false;
-      if (!waiting_for_vu_) return;
+    if (arrival_timer_use_ == ArrivalTimer::vu_wait && vu_wait_at_ <= at) return;
+    arrival_timer_use_ = ArrivalTimer::vu_wait;
+    vu_wait_at_ = at;
+    arrival_timer_->arm(h_.start() + at, [this] {
+      arrival_timer_use_ = ArrivalTimer::idle;
+      if (!waiting_for_vu_) return;  // a VU came free first: on_done resumed the turn
       waiting_for_vu_ = false;
       turn(false);
     });
@@ -170,9 +169,9 @@ class OpenModel final : public Executor {
   // like arrivals no VU was free for: planned = started + dropped (+ those cut off at the
   // very end), whatever ended the run. The graceful stop ran out: all the plan's rest.
   void drop_unstarted(Nanos until) {
-    finishing_plan_ = false;
-    arrival_timer_.cancel();
-    vu_timer_pending_ = false;
+    phase_ = Phase::draining;
+    arrival_timer_->cancel();
+    arrival_timer_use_ = ArrivalTimer::idle;
     for (;;) {
       const ArrivalPacer::Step step = pacer_.next(until);
       if (step.kind == ArrivalPacer::Step::Kind::yield) {
@@ -181,7 +180,7 @@ class OpenModel final : public Executor {
       }
       if (step.kind != ArrivalPacer::Step::Kind::start) return;
       pacer_.started();
-      w_.record_dropped();
+      h_.record_dropped();
     }
   }
 
@@ -189,7 +188,7 @@ class OpenModel final : public Executor {
   // Two posts: the first lands behind the loop's poll of the sockets, the second behind the
   // completions that poll queued.
   void yield_to_replies() {
-    boost::asio::post(w_.io(), [this] { boost::asio::post(w_.io(), [this] { turn(true); }); });
+    h_.scheduler().post([this] { h_.scheduler().post([this] { turn(true); }); });
   }
 
   void dispatch(Nanos scheduled) {
@@ -197,38 +196,39 @@ class OpenModel final : public Executor {
     if (!free_.empty()) {
       vu = free_.back();  // the most recently used: its connections are the warmest
       free_.pop_back();
-    } else if (w_.vus_created() < max_vus_) {
-      vu = &w_.new_vu();
+    } else if (h_.vus_created() < max_vus_) {
+      vu = &h_.new_vu();
       if (opens_before_reading_ > 0) --opens_before_reading_;
     } else {
-      w_.record_dropped();
+      h_.record_dropped();
       return;
     }
-    const Nanos actual = w_.clock().now();
-    w_.record_lag(actual - scheduled);
+    const Nanos actual = h_.scheduler().now();
+    h_.record_lag(actual - scheduled);
     vu->slot = running_.size();
     running_.push_back({vu, scheduled});
-    w_.set_live_vus(static_cast<long long>(running_.size()));
-    w_.runtime().start_iteration(*vu, [this](scenario::Vu& v, const scenario::IterationOutcome& o) { on_done(v, o); });
+    h_.set_live_vus(static_cast<long long>(running_.size()));
+    h_.start_iteration(*vu, [this](scenario::Vu& v, const scenario::IterationOutcome& o) { on_done(v, o); });
   }
 
   void on_done(scenario::Vu& vu, const scenario::IterationOutcome& outcome) {
     if (vu.slot >= running_.size() || running_[vu.slot].vu != &vu) return;
-    const Nanos now = w_.clock().now();
-    w_.record_iteration(outcome, running_[vu.slot].scheduled, now);
+    const Nanos now = h_.scheduler().now();
+    h_.record_iteration(outcome, running_[vu.slot].scheduled, now);
     remove(vu.slot);
     rest_or_free(vu, now, outcome.local_resource_exhausted);
-    w_.set_live_vus(static_cast<long long>(running_.size()));
+    h_.set_live_vus(static_cast<long long>(running_.size()));
     if (waiting_for_vu_ && !free_.empty()) {
-      const Nanos since_start = now - w_.start();
-      const ArrivalPacer::Step waiting = pacer_.next(since_start);
+      const Nanos at = now - h_.start();
+      const ArrivalPacer::Step waiting = pacer_.next(at);
       if (waiting.kind == ArrivalPacer::Step::Kind::start || waiting.kind == ArrivalPacer::Step::Kind::yield) {
-        const Nanos lag = since_start - waiting.at;
-        if (catch_up_.samples_at(since_start))
-          catch_up_.vu_came_free(since_start, lag, loop_idle_.idle_share_since_last_ask(now));
+        const Nanos lag = at - waiting.at;
+        if (catch_up_.samples_at(at)) catch_up_.vu_came_free(at, lag, loop_idle_->idle_share_since_last_ask(now));
       }
-      waiting_for_vu_ = false;  // the timer stays armed; its handler does nothing now
-      boost::asio::post(w_.io(), [this] { turn(true); });
+      // The arrival timer stays armed for the budget (re-arming costs more than the
+      // iteration it waits for); when it fires with no turn waiting, it does nothing.
+      waiting_for_vu_ = false;
+      h_.scheduler().post([this] { turn(true); });
     }
     maybe_finished();
   }
@@ -251,7 +251,7 @@ class OpenModel final : public Executor {
   // else waits for them, so they need no timer of their own.
   void wake_rested() {
     if (resting_.empty()) return;
-    const Nanos now = w_.clock().now();
+    const Nanos now = h_.scheduler().now();
     while (auto ready = resting_.pop_ready(now)) free_.push_back(ready->second);
   }
 
@@ -266,33 +266,35 @@ class OpenModel final : public Executor {
   void interrupt_all() {
     while (!running_.empty()) {
       scenario::Vu* vu = running_.back().vu;
-      w_.runtime().interrupt(*vu);
+      h_.interrupt(*vu);
       remove(running_.size() - 1);
       free_.push_back(vu);
     }
-    w_.set_live_vus(0);
+    h_.set_live_vus(0);
     maybe_finished();
   }
 
   void maybe_finished() {
-    if (ending_ && !finishing_plan_ && running_.empty()) {
-      grace_timer_.cancel();
-      w_.executor_finished();
+    if (phase_ == Phase::draining && running_.empty()) {
+      grace_timer_->cancel();
+      h_.executor_finished();
     }
   }
 
-  Worker& w_;
+  ExecutorHost& h_;
+  LoadShape shape_;
   ArrivalSchedule schedule_;
   long long max_vus_;
   ArrivalPacer pacer_;  // refers to schedule_, declared before it
-  boost::asio::steady_timer arrival_timer_;
-  boost::asio::steady_timer grace_timer_;
+  std::unique_ptr<Timer> arrival_timer_;
+  ArrivalTimer arrival_timer_use_ = ArrivalTimer::idle;
+  Nanos vu_wait_at_ = 0;  // arrival_timer_use_ == vu_wait: the budget's time it is armed for
+  std::unique_ptr<Timer> grace_timer_;
   std::vector<Running> running_;
   std::vector<scenario::Vu*> free_;
   BackoffQueue<scenario::Vu*> resting_;
   std::unordered_map<scenario::Vu*, ExhaustionBackoff> backoffs_;  // only VUs in a streak
-  bool ending_ = false;
-  bool finishing_plan_ = false;  // ended on schedule: the arrivals due before the end still start
+  Phase phase_ = Phase::arriving;
   // New VUs this turn may still open before the loop reads replies again. 4: a read is an
   // epoll_wait and two posts (~2 µs), a new VU and its connection 20-40 µs. At 80,000
   // arrivals/s against a 1 ms target it halved the connections a run opened (861-1,227
@@ -311,16 +313,16 @@ class OpenModel final : public Executor {
   // in 2 s, and none were counted anywhere.
   static constexpr Nanos kCutOffWindow = 250 * kMilli;
   CatchUpBudget catch_up_;
-  ThreadIdleProbe loop_idle_;  // asked on this worker's thread, once per budget sample
+  std::unique_ptr<IdleProbe> loop_idle_;  // asked on this worker's thread, once per budget sample
   WakeQuantum wake_quantum_;
-  ThreadIdleProbe quantum_idle_;  // its own: each probe answers for the time since its last ask
-  bool waiting_for_vu_ = false;  // a turn stopped for want of a VU: the next free one resumes it
-  bool vu_timer_pending_ = false;  // arrival_timer_ is armed by wait_for_vu, for vu_timer_at_
-  Nanos vu_timer_at_ = 0;
+  std::unique_ptr<IdleProbe> quantum_idle_;  // its own: each probe answers for the time since its last ask
+  // A turn stopped for want of a VU: the next one to come free (on_done) or the budget's
+  // timer (vu_wait) resumes it, whichever comes first.
+  bool waiting_for_vu_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Executor> make_open_model(Worker& worker) { return std::make_unique<OpenModel>(worker); }
+std::unique_ptr<Executor> make_open_model(ExecutorHost& host) { return std::make_unique<OpenModel>(host); }
 
 }  // namespace stampede::engine

@@ -15,20 +15,21 @@
 
 #include "common/clock.hpp"
 #include "engine/idle_poll.hpp"
+#include "engine/idle_probe.hpp"
 
 namespace stampede::engine {
 
-class ThreadIdleProbe {
+class ThreadIdleProbe final : public IdleProbe {
  public:
   // `polling`: the watched thread's IdlePoll when it polls its loop (null: it sleeps).
   explicit ThreadIdleProbe(const IdlePoll* polling = nullptr) : polling_(polling) {}
   ThreadIdleProbe(const ThreadIdleProbe&) = delete;
   ThreadIdleProbe& operator=(const ThreadIdleProbe&) = delete;
-  ~ThreadIdleProbe();
+  ~ThreadIdleProbe() override;
 
   // Must be asked on the thread it watches: the first ask opens that thread's file (and
   // answers 1: there is nothing to compare yet). `now` is on the monotonic clock.
-  double idle_share_since_last_ask(Nanos now);
+  double idle_share_since_last_ask(Nanos now) override;
 
   // The share of `wall` that was neither on a CPU nor waiting for one, in [0, 1].
   static double idle_share(Nanos wall, std::uint64_t busy);

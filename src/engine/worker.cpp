@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 #include <sys/prctl.h>
 
+#include "engine/thread_idle_probe.hpp"
 #include "metrics/names.hpp"
 
 namespace stampede::engine {
 
 Worker::Worker(WorkerConfig config)
-    : config_(std::move(config)), sink_(*config_.registry), ctx_(io_, sink_, clock_) {
+    : config_(std::move(config)),
+      settings_{config_.shape, config_.index, config_.count, config_.cpu_policy == CpuPolicy::poll},
+      sink_(*config_.registry),
+      ctx_(io_, sink_, clock_) {
   ctx_.local_addresses = config_.local_addresses;
   ctx_.next_local_address = static_cast<std::size_t>(config_.index);
   m_iteration_ = sink_.id("iteration", metrics::Kind::Timing);
@@ -36,6 +40,12 @@ scenario::Vu& Worker::new_vu() {
   ++vus_created_;
   return runtime_->create_vu(id);
 }
+
+void Worker::start_iteration(scenario::Vu& vu, IterationDone done) { runtime_->start_iteration(vu, std::move(done)); }
+
+void Worker::interrupt(scenario::Vu& vu) { runtime_->interrupt(vu); }
+
+std::unique_ptr<IdleProbe> Worker::make_idle_probe() { return std::make_unique<ThreadIdleProbe>(idle_poll()); }
 
 void Worker::set_live_vus(long long n) { sink_.set_gauge(m_vus_, static_cast<double>(n)); }
 

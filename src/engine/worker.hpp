@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "clients/client_context.hpp"
+#include "engine/asio_scheduler.hpp"
 #include "engine/cpu_policy.hpp"
+#include "engine/executor.hpp"
 #include "engine/idle_poll.hpp"
 #include "engine/loop_probe.hpp"
 #include "common/clock.hpp"
@@ -21,8 +23,6 @@
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::engine {
-
-class Executor;
 
 struct WorkerConfig {
   int index = 0;  // this worker's place among all workers of the run (threads x ranks)
@@ -40,10 +40,10 @@ struct WorkerConfig {
   std::function<void(int local_index, metrics::Snapshot, bool last)> publish;
 };
 
-class Worker {
+class Worker final : public ExecutorHost {
  public:
   explicit Worker(WorkerConfig config);
-  ~Worker();
+  ~Worker() override;
 
   // Creates the Lua state and loads the scenario (on the calling thread, which must be the
   // thread that calls run()). Throws scenario::ScenarioError.
@@ -55,26 +55,27 @@ class Worker {
   // graceful_stop; otherwise cut everything off now.
   void stop(bool graceful);
 
-  // --- for executors (worker thread only) ---
-  boost::asio::io_context& io() { return io_; }
-  const Clock& clock() const { return clock_; }
-  Nanos start() const { return start_; }
   const WorkerConfig& config() const { return config_; }
-  scenario::ScenarioRuntime& runtime() { return *runtime_; }
-  metrics::MetricSink& sink() { return sink_; }
-  // A new VU with a run-wide unique id.
-  scenario::Vu& new_vu();
-  int vus_created() const { return vus_created_; }
-  void set_live_vus(long long n);
-  // Records the end of an iteration: timing from `timed_from`, errors grouped by message.
-  void record_iteration(const scenario::IterationOutcome& outcome, Nanos timed_from, Nanos end);
-  void record_dropped();
-  void record_lag(Nanos lag);
-  // Called by the executor when nothing is running any more after the end.
-  void executor_finished();
+  boost::asio::io_context& io() { return io_; }
   // Under --cpu-policy poll, the loop's polling (its time in empty polls counts as idle,
   // not busy: ThreadIdleProbe); null otherwise.
   const IdlePoll* idle_poll() const { return config_.cpu_policy == CpuPolicy::poll ? &idle_poll_ : nullptr; }
+
+  // --- ExecutorHost, for the executor (worker thread only) ---
+  Scheduler& scheduler() override { return scheduler_; }
+  const ExecutorSettings& settings() const override { return settings_; }
+  Nanos start() const override { return start_; }
+  scenario::Vu& new_vu() override;
+  int vus_created() const override { return vus_created_; }
+  void start_iteration(scenario::Vu& vu, IterationDone done) override;
+  void interrupt(scenario::Vu& vu) override;
+  void set_live_vus(long long n) override;
+  // Timing from `timed_from`, errors grouped by message.
+  void record_iteration(const scenario::IterationOutcome& outcome, Nanos timed_from, Nanos end) override;
+  void record_dropped() override;
+  void record_lag(Nanos lag) override;
+  void executor_finished() override;
+  std::unique_ptr<IdleProbe> make_idle_probe() override;
 
   // --- for the generator monitor (any thread) ---
   // The worker's time in empty polls so far (ns; 0 unless it polls), to take out of its CPU
@@ -89,12 +90,14 @@ class Worker {
   void begin_stop(bool graceful);
 
   WorkerConfig config_;
+  ExecutorSettings settings_;
   // One thread runs the loop and makes every I/O call on its sockets; other threads only
   // post to it (stop()). So the reactor's per-socket mutex, locked around every read, write
   // and readiness event, guards nothing here: UNSAFE_IO drops it and keeps the scheduler's
   // and the registration locks (Asio's concurrency hints).
   boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   SteadyClock clock_;
+  AsioScheduler scheduler_{io_, clock_};
   metrics::MetricSink sink_;
   clients::ClientContext ctx_;
   std::unique_ptr<scenario::ScenarioRuntime> runtime_;
@@ -112,23 +115,5 @@ class Worker {
 
   metrics::MetricId m_iteration_ = 0, m_iterations_ = 0, m_errors_ = 0, m_dropped_ = 0, m_crashes_ = 0, m_vus_ = 0, m_lag_ = 0;
 };
-
-// Decides when iterations run. One implementation per load model (closed_model.cpp,
-// open_model.cpp); the worker calls these on its own thread.
-class Executor {
- public:
-  virtual ~Executor() = default;
-  virtual void begin() = 0;            // at the run's start time
-  // Stop starting iterations. graceful: running ones may finish within graceful_stop.
-  virtual void end(bool graceful) = 0;
-};
-
-std::unique_ptr<Executor> make_closed_model(Worker& worker);
-std::unique_ptr<Executor> make_open_model(Worker& worker);
-
-// Absolute time point for an asio steady_timer from monotonic ns.
-inline std::chrono::steady_clock::time_point time_point_at(Nanos t) {
-  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(t));
-}
 
 }  // namespace stampede::engine

@@ -60,11 +60,13 @@ bool followed_by_bytes(std::string_view s, std::size_t end) {
   return false;
 }
 
-// Numbers that say which failure it is, whatever their length: a Lua error's position
-// ("file.lua:12345:") and a close or status code ("close code 4001").
-bool names_the_failure(std::string_view s, std::size_t at) {
+// A number that names a request, a message or an object ("ref 12", "id=7", "#3"): one per
+// request, so it varies however short it is.
+bool names_a_request(std::string_view s, std::size_t at) {
   const std::string_view before = s.substr(0, at);
-  return before.ends_with(".lua:") || before.ends_with("code ") || before.ends_with("status ");
+  for (std::string_view word : {"ref ", "ref=", "ref: ", "id ", "id=", "id: ", "#"})
+    if (before.ends_with(word)) return true;
+  return false;
 }
 
 bool looks_like_token(std::string_view run) {
@@ -86,7 +88,10 @@ void append_run(std::string_view s, std::size_t from, std::size_t to, std::strin
   const std::string_view run = s.substr(from, to - from);
   const std::size_t sign = run.front() == '-' ? 1 : 0;
   if (run.size() > sign && digits_from(run, sign) == run.size() - sign) {
-    const bool varies = (run.size() - sign >= 4 && !names_the_failure(s, from)) || followed_by_bytes(s, to);
+    // Short numbers say which failure it is (a status, a close code, a file's line, a
+    // timeout's seconds); five digits and more vary per connection (a source port, a
+    // count), as does any number of bytes or one that names a request.
+    const bool varies = run.size() - sign >= 5 || followed_by_bytes(s, to) || names_a_request(s, from);
     if (varies) {
       out.append(run.substr(0, sign));
       out += "<n>";

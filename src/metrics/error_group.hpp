@@ -13,10 +13,11 @@
 //   - tokens: a run of base64/base64url/hex characters of 16 or more that has a digit or a
 //     '+', '/' or '=', or at least 3 lower-to-upper case changes; or 8-15 characters with
 //     3 digits or more and 2 letters or more (ids like phx-F7xA92k1b, UUIDs, keys)  -> <id>
-//   - numbers of 4 digits or more, and any number followed by " bytes" or " B"      -> <n>
+//   - numbers of 5 digits or more, any number followed by " bytes" or " B", and any
+//     number after "ref ", "id " or "#" (one per request)                              -> <n>
 //   - a decimal fraction (12.5) not inside a word or a version ("HTTP/1.1")          -> <n>
-// The line number of a Lua error's "file.lua:123:" prefix, and a number after "code " or
-// "status " (a WebSocket close code, 1000-4999), are kept whatever their length.
+// Shorter numbers stay: a status, a WebSocket close code (1000-4999), a line number. A Lua
+// error's "path/to/file.lua:12:" prefix is kept whole.
 #include <string>
 #include <string_view>
 

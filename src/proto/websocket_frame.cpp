@@ -354,6 +354,11 @@ WsEvent WebSocketReader::finish_control_frame(std::string_view payload) {
   return event;
 }
 
+std::string WebSocketReader::take_payload(const WsEvent& message) {
+  if (message_delivered_ && message.payload.data() == message_.data()) return std::move(message_);
+  return std::string(message.payload);
+}
+
 WsEvent WebSocketReader::next() {
   if (message_delivered_) {
     message_.clear();
@@ -401,6 +406,11 @@ WsEvent WebSocketReader::next() {
       chunk = input_.substr(0, available);
     } else {
       const std::size_t start = message_.size();
+      // The frame's size is known from its header: room for all of it at once, so a large
+      // message is held once, not in a buffer grown by doubling (up to twice its size, and
+      // three times while the last doubling copies).
+      if (payload_read_ == 0 && message_.capacity() < start + payload_size_)
+        message_.reserve(start + static_cast<std::size_t>(payload_size_));
       if (available > 0) message_.append(input_.data(), available);
       if (mask_) apply_mask(message_.data() + start, available, *mask_, payload_read_);
       chunk = std::string_view(message_).substr(start);

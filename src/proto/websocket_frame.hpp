@@ -115,6 +115,10 @@ class WebSocketReader {
   void feed(std::string&&) = delete;
   // The next event from what has been fed. Call until it returns NeedMore.
   WsEvent next();
+  // The payload of `message`, the Message event next() just returned, handed over: a message
+  // assembled in the reader is moved out (no copy of a large message), one returned where it
+  // lay in the fed bytes is copied. Its payload view is invalid afterwards.
+  std::string take_payload(const WsEvent& message);
   // Bytes held: a partial frame header, a partial control frame, or a partial message's
   // payload. An idle reader holds none, and releases its buffer with shrink().
   std::size_t buffered() const;

@@ -17,16 +17,16 @@ namespace {
 
 constexpr const char* kType = "stampede.websocket.Socket";
 
-// What the Lua object holds: the session, and what arrived for await().
+// What the Lua object holds: the session, and what arrived that Lua has not taken yet. A
+// message is held once: here (handed over by the session, not copied) until await() takes
+// it, then as the Lua string alone (await keeps the ones its match skipped, in Lua).
 struct WsHandle {
   struct Received {
-    std::uint64_t seq;
     bool binary;
     std::string data;
   };
   std::unique_ptr<clients::WebSocketSession> session;
   std::deque<Received> received;
-  std::uint64_t seq = 0;
   bool closed = false;
   std::string close_text;  // "closed by the server (1000 bye)"
   // One waiter at a time: the VU that awaits (or closes) is suspended in this call.
@@ -37,11 +37,6 @@ struct WsHandle {
       wake = nullptr;
       w();
     }
-  }
-  const Received* after(std::uint64_t s) const {
-    for (const auto& r : received)
-      if (r.seq > s) return &r;
-    return nullptr;
   }
 };
 
@@ -81,10 +76,10 @@ int l_connect(lua_State* L) {
   auto handle = std::make_shared<WsHandle>();
   std::weak_ptr<WsHandle> weak = handle;
   clients::WebSocketSession::Callbacks cb;
-  cb.on_message = [weak](proto::ws::Opcode op, std::string_view payload) {
+  cb.on_message_kept = [weak](proto::ws::Opcode op, std::string&& payload) {
     auto h = weak.lock();
     if (!h) return;
-    h->received.push_back({++h->seq, op == proto::ws::Opcode::Binary, std::string(payload)});
+    h->received.push_back({op == proto::ws::Opcode::Binary, std::move(payload)});
     h->notify();
   };
   cb.on_close = [weak](const clients::WebSocketSession::CloseInfo& info) {
@@ -135,23 +130,23 @@ int send_impl(lua_State* L, bool binary) {
 int l_send(lua_State* L) { return send_impl(L, false); }
 int l_send_binary(lua_State* L) { return send_impl(L, true); }
 
-// _next(socket, after_seq, timeout) -> {seq, type, data} | nil, "timeout"|"closed", message
-int l_next(lua_State* L) {
+// take(socket, timeout) -> {type, data} | nil, "timeout"|"closed", message: the oldest
+// message Lua has not taken, waiting for one up to `timeout`.
+int l_take(lua_State* L) {
   ScenarioRuntime* rt = runtime_of(L);
   auto& holder = *static_cast<std::shared_ptr<WsHandle>*>(luaL_checkudata(L, 1, kType));
   std::shared_ptr<WsHandle> h = holder;
-  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 2));
-  const Nanos timeout = duration_arg(L, 3, "websocket:await timeout", 10 * kSecond);
+  const Nanos timeout = duration_arg(L, 2, "websocket:await timeout", 10 * kSecond);
   Vu& vu = require_vu(L, "websocket:await");
-  auto push_result = [h, after](lua_State* co) -> int {
-    if (const auto* r = h->after(after)) {
-      lua_createtable(co, 0, 3);
-      lua_pushnumber(co, static_cast<double>(r->seq));
-      lua_setfield(co, -2, "seq");
-      lua_pushstring(co, r->binary ? "binary" : "text");
+  auto push_result = [h](lua_State* co) -> int {
+    if (!h->received.empty()) {
+      WsHandle::Received& r = h->received.front();
+      lua_createtable(co, 0, 2);
+      lua_pushstring(co, r.binary ? "binary" : "text");
       lua_setfield(co, -2, "type");
-      lua_pushlstring(co, r->data.data(), r->data.size());
+      lua_pushlstring(co, r.data.data(), r.data.size());
       lua_setfield(co, -2, "data");
+      h->received.pop_front();  // the Lua string is the message now
       return 1;
     }
     lua_pushnil(co);
@@ -159,7 +154,7 @@ int l_next(lua_State* L) {
     lua_pushstring(co, h->closed ? h->close_text.c_str() : "no message arrived in time");
     return 3;
   };
-  if (h->after(after) || h->closed) return push_result(L);
+  if (!h->received.empty() || h->closed) return push_result(L);
   auto timer = std::make_shared<boost::asio::steady_timer>(rt->context().io);
   timer->expires_after(std::chrono::nanoseconds(timeout));
   auto wake = [rt, &vu, epoch = vu.epoch, h, timer, push_result] {
@@ -172,18 +167,6 @@ int l_next(lua_State* L) {
     if (!ec) wake();
   });
   return lua_yield(L, 0);
-}
-
-int l_consume(lua_State* L) {
-  WsHandle& h = check_handle<WsHandle>(L, 1, kType);
-  const auto seq = static_cast<std::uint64_t>(luaL_checknumber(L, 2));
-  for (auto it = h.received.begin(); it != h.received.end(); ++it) {
-    if (it->seq == seq) {
-      h.received.erase(it);
-      break;
-    }
-  }
-  return 0;
 }
 
 // close(socket, code, reason): waits for the close handshake (bounded by close_timeout).
@@ -209,9 +192,9 @@ int l_is_open(lua_State* L) {
 }  // namespace
 
 int open_websocket_module(lua_State* L) {
-  const luaL_Reg functions[] = {{"connect", l_connect}, {"send", l_send},       {"send_binary", l_send_binary},
-                                {"next", l_next},       {"consume", l_consume}, {"close", l_close},
-                                {"is_open", l_is_open}, {nullptr, nullptr}};
+  const luaL_Reg functions[] = {{"connect", l_connect}, {"send", l_send},   {"send_binary", l_send_binary},
+                                {"take", l_take},       {"close", l_close}, {"is_open", l_is_open},
+                                {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
   run_module_lua(L, module_lua::websocket_lua, "=stampede.websocket");

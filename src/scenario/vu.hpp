@@ -30,11 +30,12 @@ struct IterationOutcome {
 
 struct Vu {
   explicit Vu(ScenarioRuntime& made_by) : runtime(&made_by) {}
+  Vu() = default;  // without a runtime: the executors' tests run iterations without Lua
 
   // A client call's result says this machine ran out of a local resource.
   void note_local_exhaustion(bool exhausted) { local_resource_exhausted = local_resource_exhausted || exhausted; }
 
-  ScenarioRuntime* runtime;  // the worker's, which made this VU (setup's and teardown's too)
+  ScenarioRuntime* runtime = nullptr;  // the worker's, which made this VU (setup's and teardown's too)
   int id = 0;
   long long iteration = 0;           // 0-based index of the current (or last) iteration
   lua_State* thread = nullptr;       // the coroutine; re-made after an interrupt or crash

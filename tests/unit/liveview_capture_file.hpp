@@ -11,11 +11,13 @@
 #include <string>
 #include <string_view>
 
+#include "test_paths.hpp"
+
 namespace stampede::testing {
 
 // `folder` ("lv-1.x", "lv-0.20"), `flow` ("counter").
 inline boost::json::object read_liveview_capture(std::string_view folder, std::string_view flow) {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "../vectors/liveview-captures" /
+  const auto path = stampede::testing::tests_dir() / "vectors/liveview-captures" /
                     std::string(folder) / (std::string(flow) + ".json");
   std::ifstream file(path);
   if (!file) throw std::runtime_error("missing capture " + path.string());

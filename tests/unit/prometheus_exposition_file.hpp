@@ -8,11 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "test_paths.hpp"
+
 namespace stampede::testing {
 
 inline std::string read_exposition_vector(std::string_view file_name) {
   const auto path =
-      std::filesystem::path(__FILE__).parent_path() / "../vectors/prometheus-expositions" / std::string(file_name);
+      stampede::testing::tests_dir() / "vectors/prometheus-expositions" / std::string(file_name);
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error("missing exposition vector " + path.string());
   std::stringstream text;

@@ -22,6 +22,7 @@
 #include "clients/http_fixture.hpp"
 #include "clients/websocket_session.hpp"
 #include "heap_in_use.hpp"
+#include "test_paths.hpp"
 
 extern char** environ;
 
@@ -47,7 +48,7 @@ std::optional<std::string> find_on_path(const std::string& program) {
 
 // tests/js, found from this source file's place in the repository.
 std::filesystem::path js_directory() {
-  return std::filesystem::weakly_canonical(std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "js");
+  return stampede::testing::tests_dir() / "js";
 }
 
 // The `ws` echo server as a child process, stopped with SIGTERM by the destructor.

@@ -55,6 +55,8 @@ TEST(ErrorGroup, ByteCountsAndLongNumbers) {
   EXPECT_EQ(error_group("offset -20000"), "offset -<n>");
   // A Lua error's line number says where, not which connection.
   EXPECT_EQ(error_group("long.lua:12345: boom at 99999"), "long.lua:12345: boom at <n>");
+  EXPECT_EQ(error_group("the connection closed (4000 bye); 1011 later"), "the connection closed (4000 bye); 1011 later");
+  EXPECT_EQ(error_group("no reply to ref 17, id=3, #9"), "no reply to ref <n>, id=<n>, #<n>");
 }
 
 TEST(ErrorGroup, TokensAndIds) {

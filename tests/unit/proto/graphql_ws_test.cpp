@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "test_paths.hpp"
+
 namespace stampede::proto::gql {
 namespace {
 
@@ -185,7 +187,7 @@ TEST(GraphqlWs, EncodingRefusesWhatNoServerAccepts) {
 // Every frame of the recorded sessions: each server frame decodes; each client frame is
 // what the encoder writes for the same message.
 TEST(GraphqlWs, EveryRecordedFrame) {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "../../vectors/graphql-ws/vectors.jsonl";
+  const auto path = stampede::testing::tests_dir() / "vectors/graphql-ws/vectors.jsonl";
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;
   std::string line;

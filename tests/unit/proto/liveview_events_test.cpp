@@ -20,6 +20,7 @@
 #include "proto/liveview_rendered.hpp"
 #include "proto/phoenix_message.hpp"
 #include "proto/url_resolve.hpp"
+#include "test_paths.hpp"
 
 namespace stampede::proto::lv {
 namespace {
@@ -27,7 +28,7 @@ namespace {
 namespace json = boost::json;
 
 std::filesystem::path captures_dir() {
-  return std::filesystem::path(__FILE__).parent_path() / "../../vectors/liveview-captures";
+  return stampede::testing::tests_dir() / "vectors/liveview-captures";
 }
 
 json::parse_options deep() {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.hpp"
+
 namespace stampede::proto::phx {
 namespace {
 
@@ -19,7 +21,7 @@ namespace json = boost::json;
 // Recorded from phoenix 1.7.24 and the official phoenix JS client (npm 1.8.16); a copy of
 // ../shared/phoenix-captures/frames_channels.json, so the tests never read outside the repo.
 std::filesystem::path captures_file() {
-  return std::filesystem::path(__FILE__).parent_path() / "../../vectors/phoenix-captures/frames_channels.json";
+  return stampede::testing::tests_dir() / "vectors/phoenix-captures/frames_channels.json";
 }
 
 std::string bytes(std::initializer_list<int> values) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "proto/phoenix_message.hpp"
+#include "test_paths.hpp"
 
 namespace stampede::proto::phx {
 namespace {
@@ -184,7 +185,7 @@ TEST(PresenceSync, ExtraPresenceFieldsComeFromTheLatestJoin) {
 // --- The presence frames of the captures (phoenix 1.7.24, both serializers) ---
 
 std::filesystem::path captures_file() {
-  return std::filesystem::path(__FILE__).parent_path() / "../../vectors/phoenix-captures/frames_channels.json";
+  return stampede::testing::tests_dir() / "vectors/phoenix-captures/frames_channels.json";
 }
 
 // Replays each connection's presence:lobby traffic as a channel client would: the join sets the

@@ -471,3 +471,42 @@ TEST(Utf8Validator, SplitAnywhereGivesTheSameVerdict) {
 
 }  // namespace
 }  // namespace stampede::proto::ws
+
+namespace stampede::proto::ws {
+namespace {
+
+// A large message arriving over many reads is assembled once, in a buffer sized from its
+// frame header (no doubling), and handed over without a copy.
+TEST(WebSocketFrame, ALargeMessageIsHeldOnceAndHandedOver) {
+  const std::string payload(3'000'000, 'x');
+  std::string frame;
+  write_frame(frame, Opcode::Binary, payload);
+  WebSocketReader reader(Role::Client, ReaderLimits{8'000'000, false});
+  WsEvent event;
+  for (std::size_t at = 0; at < frame.size(); at += 65536) {
+    const std::string_view piece = std::string_view(frame).substr(at, 65536);
+    reader.feed(piece);
+    event = reader.next();
+    if (event.kind == WsEvent::Kind::Message) break;
+    ASSERT_EQ(event.kind, WsEvent::Kind::NeedMore);
+  }
+  ASSERT_EQ(event.kind, WsEvent::Kind::Message);
+  const char* assembled = event.payload.data();
+  std::string taken = reader.take_payload(event);
+  EXPECT_EQ(taken.size(), payload.size());
+  EXPECT_EQ(taken.capacity(), payload.size());  // reserved from the header, never grown
+  EXPECT_EQ(taken.data(), assembled);           // moved out, not copied
+  EXPECT_EQ(taken, payload);
+  EXPECT_EQ(reader.next().kind, WsEvent::Kind::NeedMore);
+
+  // A whole message in one read is returned where it lies: taking it copies it.
+  std::string small;
+  write_frame(small, Opcode::Text, "hello");
+  reader.feed(small);
+  const WsEvent whole = reader.next();
+  ASSERT_EQ(whole.kind, WsEvent::Kind::Message);
+  EXPECT_EQ(reader.take_payload(whole), "hello");
+}
+
+}  // namespace
+}  // namespace stampede::proto::ws

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "target/session_fixture.hpp"
+#include "test_paths.hpp"
 
 namespace stampede::target {
 namespace {
@@ -22,7 +23,7 @@ namespace json = boost::json;
 namespace phx = proto::phx;
 
 std::filesystem::path captures_file() {
-  return std::filesystem::path(__FILE__).parent_path() / "../../vectors/phoenix-captures/frames_channels.json";
+  return stampede::testing::tests_dir() / "vectors/phoenix-captures/frames_channels.json";
 }
 
 std::string from_hex(std::string_view hex) {

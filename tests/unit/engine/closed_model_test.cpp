@@ -1,0 +1,145 @@
+// The closed model on a simulated clock: VUs follow the stages, each starts its next
+// iteration as the last ends, ramp-downs retire the newest VUs with their own graceful stop,
+// and a VU that ran out of a local resource rests by ExhaustionBackoff. Every time exact.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "engine/exhaustion_backoff.hpp"
+#include "executor_fixture.hpp"
+
+namespace stampede::engine::testing {
+namespace {
+
+LoadShape vus_shape(double start, std::vector<Stage> stages, Nanos graceful_stop = 30 * kSecond) {
+  LoadShape s;
+  s.model = LoadModel::Vus;
+  s.start = start;
+  s.stages = std::move(stages);
+  s.graceful_stop = graceful_stop;
+  return s;
+}
+
+std::map<int, std::vector<IterationRecord>> by_vu(const std::vector<IterationRecord>& all) {
+  std::map<int, std::vector<IterationRecord>> out;
+  for (const auto& r : all) out[r.vu].push_back(r);
+  return out;
+}
+
+TEST(ClosedModel, ConstantVusRunIterationsBackToBack) {
+  FakeHost host(vus_shape(4, {{kSecond, 4}}));
+  host.duration = [](const scenario::Vu&) { return 100 * kMilli; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+
+  ASSERT_EQ(host.iterations.size(), 40u);  // 4 VUs x 10 iterations of 100 ms in 1 s
+  for (const auto& [vu, its] : by_vu(host.iterations)) {
+    ASSERT_EQ(its.size(), 10u) << "VU " << vu;
+    for (std::size_t k = 0; k < its.size(); ++k) {
+      EXPECT_EQ(its[k].timed_from, static_cast<Nanos>(k) * 100 * kMilli);  // the next starts as the last ends
+      EXPECT_EQ(its[k].end - its[k].timed_from, 100 * kMilli);
+    }
+  }
+  EXPECT_EQ(host.vus_created(), 4);
+  EXPECT_EQ(host.max_live(), 4);
+  EXPECT_TRUE(host.interrupts.empty());
+  ASSERT_TRUE(host.finished);
+  EXPECT_EQ(host.finished_at, kSecond);  // the last iterations end with the run
+}
+
+TEST(ClosedModel, ARampAddsEachVuWhenTheLineReachesIt) {
+  // 0 -> 10 VUs over 10 s: VU k joins at exactly k seconds (the line, truncated).
+  FakeHost host(vus_shape(0, {{10 * kSecond, 10}}));
+  host.duration = [](const scenario::Vu&) { return 300 * kMilli; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.vus_created(), 9);  // the 10th is due at the run's end, when nothing starts
+  std::map<int, Nanos> first_start;
+  for (const auto& r : host.iterations)
+    if (!first_start.count(r.vu)) first_start[r.vu] = r.timed_from;
+  for (int k = 1; k <= 9; ++k) EXPECT_EQ(first_start.at(k), k * kSecond) << "VU " << k;
+}
+
+TEST(ClosedModel, ARampDownRetiresTheNewestFirstEachWithItsOwnGracefulStop) {
+  // 4 VUs for 2 s, then down to 0 over 2 s (one less at 2.5, 3.0, 3.5 and 4.0 s); each
+  // iteration takes 1.4 s; a retired VU may finish its iteration within 0.5 s.
+  FakeHost host(vus_shape(4, {{2 * kSecond, 4}, {2 * kSecond, 0}}, 500 * kMilli));
+  host.duration = [](const scenario::Vu&) { return 1400 * kMilli; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+
+  // VU 4, retired at 2.5 s, finishes the iteration it ends at 2.8 s: not interrupted. VU 3,
+  // retired at 3.0 s in an iteration ending at 4.2 s, is interrupted at 3.5 s; VU 2,
+  // retired at 3.5 s, at 4.0 s. VU 1, retired by the run's end at 4.0 s, ends at 4.2 s.
+  ASSERT_EQ(host.interrupts.size(), 2u);
+  EXPECT_EQ(host.interrupts[0].vu, 3);
+  EXPECT_EQ(host.interrupts[0].at, 3500 * kMilli);
+  EXPECT_EQ(host.interrupts[1].vu, 2);
+  EXPECT_EQ(host.interrupts[1].at, 4000 * kMilli);
+  const auto its = by_vu(host.iterations);
+  EXPECT_EQ(its.at(1).size(), 3u);
+  EXPECT_EQ(its.at(2).size(), 2u);
+  EXPECT_EQ(its.at(3).size(), 2u);
+  ASSERT_EQ(its.at(4).size(), 2u);
+  EXPECT_EQ(its.at(4).back().end, 2800 * kMilli);
+  EXPECT_EQ(its.at(1).back().end, 4200 * kMilli);
+  ASSERT_TRUE(host.finished);
+  EXPECT_EQ(host.finished_at, 4200 * kMilli);
+}
+
+TEST(ClosedModel, AStopAtOnceInterruptsEveryVuThen) {
+  FakeHost host(vus_shape(3, {{10 * kSecond, 3}}));
+  host.duration = [](const scenario::Vu&) { return 700 * kMilli; };
+  host.at(1 * kSecond, [&host] { host.stop(true); });   // Ctrl-C: running iterations may finish
+  host.at(1200 * kMilli, [&host] { host.stop(false); });  // again: now
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  // Each VU's second iteration (0.7-1.4 s) is cut off at 1.2 s; none starts after 1 s.
+  EXPECT_EQ(host.iterations.size(), 3u);
+  ASSERT_EQ(host.interrupts.size(), 3u);
+  for (const auto& i : host.interrupts) EXPECT_EQ(i.at, 1200 * kMilli);
+  EXPECT_EQ(host.finished_at, 1200 * kMilli);
+}
+
+TEST(ClosedModel, AWorkerRunsItsShareOfTheVus) {
+  // 10 VUs over 3 workers: 4, 3, 3.
+  for (int index = 0; index < 3; ++index) {
+    FakeHost host(vus_shape(10, {{kSecond, 10}}), index, 3);
+    auto executor = make_closed_model(host);
+    host.run(*executor);
+    EXPECT_EQ(host.vus_created(), index == 0 ? 4 : 3) << "worker " << index;
+  }
+}
+
+TEST(ClosedModel, AVuOutOfALocalResourceRestsByItsBackoff) {
+  // One VU whose first three iterations fail for want of a file descriptor.
+  FakeHost host(vus_shape(1, {{kSecond, 1}}));
+  host.duration = [](const scenario::Vu&) { return kMilli; };
+  host.outcome = [](const scenario::Vu& vu) {
+    scenario::IterationOutcome o;
+    o.ok = vu.iteration > 3;
+    o.local_resource_exhausted = vu.iteration <= 3;
+    return o;
+  };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+
+  // The same backoff (seeded with the VU's id) says when each next iteration may start.
+  ExhaustionBackoff reference(1);
+  Nanos expected_start = 0;
+  for (std::size_t k = 0; k < 5; ++k) {
+    const IterationRecord& it = host.iterations.at(k);
+    EXPECT_EQ(it.timed_from, expected_start) << "iteration " << k;
+    const bool exhausted = k < 3;
+    expected_start = reference.next_start(it.end, exhausted);
+    if (exhausted) {
+      EXPECT_GE(expected_start - it.end, ExhaustionBackoff::ceiling(static_cast<int>(k) + 1) / 2);
+    } else {
+      EXPECT_EQ(expected_start, it.end);  // once it worked, back to back again
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stampede::engine::testing
