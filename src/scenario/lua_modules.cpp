@@ -120,6 +120,14 @@ std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int inde
   return {};
 }
 
+int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result) {
+  lua_pushnil(co);
+  lua_pushlstring(co, message.data(), message.size());
+  lua_pushstring(co, result.error_reason.c_str());
+  lua_pushinteger(co, result.status);
+  return 4;
+}
+
 Vu& require_vu(lua_State* L, const char* function_name) {
   Vu* vu = runtime_of(L)->vu_of(L);
   if (vu == nullptr) luaL_error(L, "%s can only be called inside run, setup or teardown", function_name);

@@ -51,6 +51,10 @@ std::vector<std::pair<std::string, std::string>> pairs_arg(lua_State* L, int ind
 // headers, compression, insecure, local_addresses. Errors name `fn` ("channels.connect").
 void socket_options_arg(lua_State* L, int index, const char* fn, clients::WebSocketSession::ConnectOptions& options);
 
+// What a WebSocket-based connect returns to its Lua half when it failed: nil, `message`, the
+// one-word reason, the HTTP status (0 when none). Returns 4, the number of values pushed.
+int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result);
+
 // Raises a Lua error from a binding when it is called outside a VU (at load time).
 struct Vu;
 Vu& require_vu(lua_State* L, const char* function_name);

@@ -273,11 +273,7 @@ int l_connect(lua_State* L) {
                             push_handle(co, handle, kType);
                             return 1;
                           }
-                          lua_pushnil(co);
-                          lua_pushstring(co, fmt::format("{}: {}", url, res.error).c_str());
-                          lua_pushstring(co, res.error_reason.c_str());
-                          lua_pushinteger(co, res.status);
-                          return 4;
+                          return push_connect_failure(co, fmt::format("{}: {}", url, res.error), res);
                         });
                       });
   return lua_yield(L, 0);

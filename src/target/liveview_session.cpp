@@ -9,11 +9,7 @@ namespace stampede::target {
 namespace {
 
 namespace phx = proto::phx;
-
-using reply_text::kEmpty;
-using reply_text::kError;
-using reply_text::kOk;
-using reply_text::view;
+using namespace reply_text;  // kOk, kError, kEmpty, view()
 
 }  // namespace
 

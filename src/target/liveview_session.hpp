@@ -106,6 +106,11 @@ class LiveViewSession {
   void join_view(proto::phx::Message& message);
   // The join_ref of a channel a duplicate join replaced (itself possibly null), if any.
   using ReplacedJoin = std::optional<std::optional<std::string>>;
+  // The first steps of every join (§3.6): a channel already on the topic stops (`replaced`
+  // gets its join_ref, for the phx_close that follows the reply), and a socket at its channel
+  // limit refuses the join. False when it was refused.
+  bool make_room_for_join(const proto::phx::Message& message, const std::optional<std::string>& join_ref,
+                          ReplacedJoin& replaced);
   void refuse_join(const proto::phx::Message& message, const std::optional<std::string>& join_ref,
                    std::string_view response_json, const ReplacedJoin& replaced);
   // lv:* (liveview_session_events.cpp)

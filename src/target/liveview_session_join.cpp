@@ -34,6 +34,21 @@ std::string redirect_refusal(LiveViewDialect dialect, std::string_view to) {
 
 }  // namespace
 
+bool LiveViewSession::make_room_for_join(const phx::Message& message, const std::optional<std::string>& join_ref,
+                                         ReplacedJoin& replaced) {
+  // A duplicate join stops the old channel first; its phx_close follows the new reply.
+  if (auto* old = find_view(message.topic)) {
+    replaced = old->join_ref;
+    remove_view(static_cast<std::size_t>(old - views_.data()));
+  } else if (auto* old_upload = find_upload(message.topic)) {
+    replaced = old_upload->join_ref;
+    remove_upload(static_cast<std::size_t>(old_upload - uploads_.data()));
+  }
+  if (channel_count() < kMaxChannels) return true;
+  refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
+  return false;
+}
+
 void LiveViewSession::refuse_join(const phx::Message& message, const std::optional<std::string>& join_ref,
                                   std::string_view response_json, const ReplacedJoin& replaced) {
   services_.bus.stats().joins_refused.add();
@@ -44,16 +59,8 @@ void LiveViewSession::refuse_join(const phx::Message& message, const std::option
 void LiveViewSession::join_view(phx::Message& message) {
   // Channel.Server.join: `join_ref || ref`.
   const auto join_ref = message.join_ref ? message.join_ref : message.ref;
-  // A duplicate join stops the old view first; its phx_close follows the new reply (§3.6).
   ReplacedJoin replaced;
-  if (auto* old = find_view(message.topic)) {
-    replaced = old->join_ref;
-    remove_view(static_cast<std::size_t>(old - views_.data()));
-  }
-  if (channel_count() >= kMaxChannels) {
-    refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
-    return;
-  }
+  if (!make_room_for_join(message, join_ref, replaced)) return;
 
   json::error_code ec;
   const auto parsed = json::parse(message.payload, ec);

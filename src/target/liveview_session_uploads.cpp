@@ -28,14 +28,7 @@ std::optional<std::string> token_of(std::string_view payload) {
 void LiveViewSession::join_upload(phx::Message& message) {
   const auto join_ref = message.join_ref ? message.join_ref : message.ref;
   ReplacedJoin replaced;
-  if (auto* old = find_upload(message.topic)) {
-    replaced = old->join_ref;
-    remove_upload(static_cast<std::size_t>(old - uploads_.data()));
-  }
-  if (channel_count() >= kMaxChannels) {
-    refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
-    return;
-  }
+  if (!make_room_for_join(message, join_ref, replaced)) return;
   const auto token = token_of(message.payload);
   const auto claims = token ? verify_upload_entry(info_.scope.dialect, *token, wall_clock_ms()) : std::nullopt;
   // The token names a view of this socket, its upload and a preflighted entry.
