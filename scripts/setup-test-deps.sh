@@ -4,8 +4,8 @@
 # server, independent peers for our target and our client; playwright-core, which drives
 # Debian's Chromium through the HTML report and the dashboard; Ajv, which checks results
 # files against schema/results.schema.json), Chromium itself with a font, so that
-# screenshots show text, and the official Prometheus Python client, whose parser reads
-# what --prometheus serves (for Debian's /usr/bin/python3).
+# screenshots show text, the official Prometheus Python client, whose parser reads
+# what --prometheus serves (for Debian's /usr/bin/python3), and the container tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -21,6 +21,14 @@ command -v luac5.1 >/dev/null || need+=(lua5.1)
 # CPack's .deb (tests/package): `file` finds the binaries whose libraries dpkg-shlibdeps reads.
 command -v file >/dev/null || need+=(file)
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
+# The container image test (tests/container): mmdebstrap makes the Debian root filesystem,
+# rootful podman builds and runs the image (runc: crun refuses hybrid cgroup hierarchies),
+# ssh-keygen makes the key an MPI operator would mount, PyYAML reads the MPIJob example.
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v podman >/dev/null || need+=(podman)
+command -v runc >/dev/null || need+=(runc)
+command -v ssh-keygen >/dev/null || need+=(openssh-client)
+dpkg-query -W -f='${Status}' python3-yaml 2>/dev/null | grep -q "install ok installed" || need+=(python3-yaml)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "install ok installed" || need+=(fonts-dejavu-core)
 dpkg-query -W -f='${Status}' python3-prometheus-client 2>/dev/null | grep -q "install ok installed" || need+=(python3-prometheus-client)

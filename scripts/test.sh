@@ -3,8 +3,10 @@
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang),
 #   2. every libFuzzer target for a bounded time (built in the same tree),
 #   3. integration tests on the release build (build/, gcc), whose ctest summary is the last
-#      thing printed. The unit tests run once, in stage 1: a build/ this script configures
-#      leaves them out unless SKIP_ASAN=1 (docs/design/023-ci-build-time.md).
+#      thing printed; with them the package test and the container image test (root only:
+#      mmdebstrap and podman, ~2 minutes; `ctest -LE container` leaves it out). The unit
+#      tests run once, in stage 1: a build/ this script configures leaves them out unless
+#      SKIP_ASAN=1 (docs/design/023-ci-build-time.md).
 # FUZZ_SECONDS (default 15) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
 # skip those stages.
 set -euo pipefail

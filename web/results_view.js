@@ -146,6 +146,8 @@ window.Stampede = window.Stampede || {};
   // article is in the document, so they know their width).
   function renderScenario(article, scenario) {
     const charts = el('div', { class: 'charts' });
+    // The metrics thresholds name are shown whatever they hold; the others only if they recorded something.
+    const named = new Set((scenario.thresholds || []).map((t) => t.metric));
     const parts = [
       scenarioHeader(scenario, verdictOf(scenario)),
       scenario.interrupts ? el('p', { class: 'notice' }, scenario.interrupts === 1
@@ -157,8 +159,8 @@ window.Stampede = window.Stampede || {};
       el('div', { class: 'columns' },
         section('Thresholds', S.tables.thresholdsTable(scenario.thresholds)),
         section('Checks', S.tables.checksTable(scenario.checks))),
-      section('Metrics', S.tables.timingsTable(scenario.metrics) || el('p', { class: 'empty' }, 'No timing was recorded.'),
-              S.tables.distributionsTable(scenario.metrics), S.tables.countersTable(scenario.metrics)),
+      section('Metrics', S.tables.timingsTable(scenario.metrics, named) || el('p', { class: 'empty' }, 'No timing was recorded.'),
+              S.tables.distributionsTable(scenario.metrics), S.tables.countersTable(scenario.metrics, named)),
       section('Errors', S.tables.errorsTable(scenario.iteration_errors)),
       generatorSection(scenario),
     ];

@@ -27,14 +27,33 @@ window.Stampede = window.Stampede || {};
         item.sub ? el('div', { class: 'tile-sub' }, item.sub) : null)));
   }
 
-  function timingsTable(metrics) {
-    const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'timing').map(([name, m]) =>
-      el('tr', { data: { metric: name } }, metricCell(name),
+  // A timing's "<name>.errors" counter, shown in the timing's row (as in the terminal's summary).
+  const errorsOf = (metrics, name) => {
+    const e = metrics[name + '.errors'];
+    return e && e.kind === 'counter' ? e : null;
+  };
+  const isFoldedErrors = (metrics, name) =>
+    name.endsWith('.errors') && metrics[name.slice(0, -'.errors'.length)] &&
+    metrics[name.slice(0, -'.errors'.length)].kind === 'timing';
+
+  // What the run recorded, or a threshold names (`named`: a Set): the rest is left out.
+  const worthShowing = (metrics, name, m, named) =>
+    named.has(name) || m.count > 0 || (errorsOf(metrics, name) && (errorsOf(metrics, name).count > 0 || named.has(name + '.errors')));
+
+  function timingsTable(metrics, named = new Set()) {
+    const shown = Object.entries(metrics).filter(([name, m]) => m.kind === 'timing' && worthShowing(metrics, name, m, named));
+    const withErrors = shown.some(([name]) => errorsOf(metrics, name));
+    const rows = shown.map(([name, m]) => {
+      const errors = errorsOf(metrics, name);
+      return el('tr', { data: { metric: name }, class: errors && errors.count > 0 ? 'bad' : '' }, metricCell(name),
         el('td', { class: 'num count' }, f.count(m.count)), el('td', { class: 'num' }, f.rate(m.rate)),
-        ['mean_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms'].map((k) => el('td', { class: 'num' }, f.ms(m[k])))));
+        ['mean_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms'].map((k) => el('td', { class: 'num' }, f.ms(m[k]))),
+        withErrors ? el('td', { class: 'num errors', title: errors ? reasonsText(errors.reasons) : null },
+          errors ? f.count(errors.count) : '') : null);
+    });
     if (!rows.length) return null;
     return table('data timings', ['timing', num('count'), num('rate'), num('mean'), num('p50'), num('p90'), num('p95'),
-      num('p99'), num('max')], rows);
+      num('p99'), num('max'), withErrors ? num('errors') : null].filter(Boolean), rows);
   }
 
   // Histograms of plain values (e.g. live.diff.bytes), in the unit the results name.
@@ -60,8 +79,10 @@ window.Stampede = window.Stampede || {};
     return entries.length ? entries.map(([reason, example]) => `${reason}\n  e.g. ${example}`).join('\n') : null;
   }
 
-  function countersTable(metrics) {
-    const rows = Object.entries(metrics).filter(([, m]) => m.kind === 'counter' || m.kind === 'gauge').map(([name, m]) => {
+  function countersTable(metrics, named = new Set()) {
+    const rows = Object.entries(metrics).filter(([name, m]) =>
+      (m.kind === 'counter' && !isFoldedErrors(metrics, name) && (m.count > 0 || named.has(name))) ||
+      (m.kind === 'gauge' && (m.max !== null || named.has(name)))).map(([name, m]) => {
       if (m.kind === 'gauge')
         return el('tr', { data: { metric: name } }, metricCell(name),
           el('td', { class: 'num count' }, m.max === null ? '–' : `max ${f.count(m.max)}`), el('td', { class: 'num' }, ''),

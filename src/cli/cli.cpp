@@ -85,21 +85,29 @@ int main(int argc, char** argv) {
       ->check(DurationValidator());
   run_cmd->add_option("--max-vus", max_vus, "With a rate: the most iterations in flight at once")
       ->check(CLI::Range(1LL, 10'000'000LL));
-  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core; one fewer under --cpu-policy poll)")
+  run_cmd->add_option("--threads", run.threads,
+                      "Worker threads (default: chosen for this machine and where the target is, and said on the "
+                      "summary's generator line: on 2 cores one polling worker)")
       ->check(CLI::Range(1, 1024));
-  std::string cpu_policy = "normal";
+  std::string cpu_policy;
   run_cmd->add_option("--cpu-policy", cpu_policy,
-                      "How the worker threads use their CPUs: normal; batch (SCHED_BATCH: a waking worker does not "
-                      "preempt a server on the same machine; more requests per CPU, up to a time slice of lateness, "
-                      "which iteration.lag shows); or poll (a busy worker polls its loop instead of sleeping: it holds "
-                      "a core, and wakes neither late nor at a wake-up's cost; default --threads one fewer than the cores)")
-      ->capture_default_str()
+                      "How the worker threads use their CPUs: normal (sleep when idle); batch (SCHED_BATCH: a waking "
+                      "worker does not preempt a server on the same machine; more requests per CPU, up to a time slice "
+                      "of lateness, which iteration.lag shows); or poll (a busy worker polls its loop instead of "
+                      "sleeping: it holds a core, and wakes neither late nor at a wake-up's cost; default --threads one "
+                      "fewer than the cores). Default: chosen with --threads for this machine")
       ->check(CLI::IsMember(std::vector<std::string>(engine::kCpuPolicyNames.begin(), engine::kCpuPolicyNames.end())));
   run_cmd->add_option("--local-addresses", run.local_addresses,
                       "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");
   add_cluster_options(*run_cmd, run.cluster);
   run.cluster.argv.assign(argv, argv + argc);  // --nodes re-runs this command under mpirun
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress line");
+  std::string summary = "compact";
+  run_cmd->add_option("--summary", summary,
+                      "compact: the summary leaves out metrics with nothing recorded (unless a threshold names them); "
+                      "all: every metric. A timing's errors are its row's last column either way; --out has everything")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"compact", "all"}));
   run_cmd->add_flag("--insecure", run.insecure, "Do not verify TLS certificates");
   run_cmd->add_option("--out", run.outputs.json, "Write everything the run measured to this JSON file (schema/results.schema.json)");
   run_cmd->add_option("--out-stream", run.outputs.stream, "Write one JSON line per second to this file while the run goes");
@@ -193,7 +201,8 @@ int main(int argc, char** argv) {
     run.overrides.rate = rate;
     run.overrides.max_vus = max_vus;
     if (!duration.empty()) run.overrides.duration = duration_of(duration);
-    run.cpu_policy = engine::parse_cpu_policy(cpu_policy).value_or(engine::CpuPolicy::normal);
+    if (!cpu_policy.empty()) run.cpu_policy = engine::parse_cpu_policy(cpu_policy);
+    run.summary_all = summary == "all";
     if (dashboard_listen->count() > 0 || !dashboard_linger.empty()) run.dashboard.enabled = true;
     if (!dashboard_linger.empty()) run.dashboard.linger = duration_of(dashboard_linger);
     return run_command(run);

@@ -25,6 +25,7 @@
 #include "distributed/rank_dump.hpp"
 #include "distributed/rank_split.hpp"
 #include "distributed/rank_worker.hpp"
+#include "distributed/run_peers.hpp"
 #include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
 #include "scenario/scenario_error.hpp"
@@ -36,6 +37,10 @@ namespace stampede::cli {
 
 namespace {
 
+// Under mpirun the workers sleep unless --cpu-policy says otherwise: ranks share the
+// machine's cores (often more ranks than cores), and a polling one would take a core.
+engine::CpuPolicy rank_cpu_policy(const RunArgs& args) { return args.cpu_policy.value_or(engine::CpuPolicy::normal); }
+
 // Exit status of a run that lost a rank (0 ok, 1 threshold failed, 2 usage or scenario error).
 constexpr int kRankLost = 3;
 
@@ -45,28 +50,6 @@ std::string read_file(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-// The other ranks as rank 0's ScenarioExecution sees them: the Coordinator's messages.
-class CoordinatedRanks final : public OtherRanks {
- public:
-  CoordinatedRanks(distributed::Coordinator& coord, metrics::Registry& registry) : coord_(coord), registry_(registry) {}
-
-  int ranks() const override { return coord_.ranks(); }
-  Nanos agree_start(bool loaded_here) override { return coord_.agree_start(loaded_here); }
-  void watch(boost::asio::io_context& io, metrics::Collector& merged, Nanos t0,
-             std::function<void(const std::string&)> lost) override {
-    coord_.watch(io, merged, registry_, t0, [lost = std::move(lost)](const distributed::LostRank& rank) {
-      lost(fmt::format("rank {} lost {:.1f} s into the run: {}; stopping every rank, keeping what was measured",
-                       rank.rank, static_cast<double>(rank.at) / kSecond, rank.why));
-    });
-  }
-  void stop(bool graceful) override { coord_.stop_ranks(graceful); }
-  void wait(boost::asio::io_context& io) override { coord_.wait_for_ranks(io); }
-
- private:
-  distributed::Coordinator& coord_;
-  metrics::Registry& registry_;
-};
 
 // Rank 0's run of one scenario: like run_command.cpp's run_one, plus the plan sent to the
 // other ranks, a common start, and their seconds merged in (one collector slot per rank).
@@ -82,7 +65,7 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
         "arrivals; raise max_vus or run fewer processes",
         path, shape.max_vus, coord.ranks()));
   }
-  run_setup(s, registry);
+  engine::run_setup(s, registry);
 
   distributed::RankPlan rank_plan;
   rank_plan.file = path;
@@ -92,11 +75,11 @@ int coordinate_one(const std::string& path, const RunArgs& args, LiveExports* li
   rank_plan.insecure = s.insecure;
   for (const auto& a : s.local_addresses) rank_plan.local_addresses.push_back(a.to_string());
   const int threads =
-      distributed::rank_threads(engine::worker_threads(args.threads, args.cpu_policy), shape, coord.ranks());
+      distributed::rank_threads(engine::worker_threads(args.threads, rank_cpu_policy(args)), shape, coord.ranks());
   const distributed::Segments segments = distributed::segments_of(coord.share_plan(rank_plan, threads), 0);
 
-  CoordinatedRanks others(coord, registry);
-  const RankShare share{threads, 0, segments.total, &others};
+  distributed::CoordinatorPeers peers(coord, registry);
+  const RankShare share{threads, 0, segments.total, &peers};
   ScenarioExecution execution(s, args, shape, registry, live, args.quiet, &share);
   int status = execution.summarise(execution.run(), result);
   for (const auto& lost : coord.lost()) result.lost_ranks.push_back({lost.rank, lost.at, lost.why});
@@ -231,7 +214,7 @@ std::optional<int> run_distributed_if_asked(const RunArgs& args) {
     // (docs/design/026); the Coordinator would start the beats only later.
     world.bound_waits(args.cluster.rank_timeout);
     if (world.rank() == 0) return coordinate(args, world);
-    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump, args.cpu_policy});
+    return distributed::serve_rank(world, {args.threads, args.cluster.rank_dump, rank_cpu_policy(args)});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

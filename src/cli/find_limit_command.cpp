@@ -110,7 +110,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   base.graceful_stop = sc.options.graceful_stop;
   base.max_vus = static_cast<int>(args.overrides.max_vus.value_or(sc.options.max_vus.value_or(0)));
   const bool by_rate = settings.by == LimitBy::Rate;
-  run_setup(sc, registry);
+  engine::run_setup(sc, registry);
 
   report::FindLimitResult found;
   found.by = by_rate ? "rate" : "vus";
@@ -182,7 +182,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   }
   conclude(found, settings);
 
-  if (const std::string failed = run_teardown(sc, registry); !failed.empty()) staircase.output().warn(failed);
+  if (const std::string failed = engine::run_teardown(sc, registry); !failed.empty()) staircase.output().warn(failed);
   // The whole staircase's figures; the thresholds are judged per step, above.
   std::lock_guard summary(summary_lock());
   staircase.output().finish(duration, {});
@@ -190,6 +190,7 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   result.generator = generator_figures(staircase.collector(), registry, 0, -1,
                                        std::max(1e-9, static_cast<double>(duration) / kSecond),
                                        report::format_load(found.failed_at.value_or(found.limit.value_or(0)), by_rate));
+  result.generator->setup = staircase.setup_description();
   // The whole staircase's figures average the step where the generator ran out over the
   // easy ones before it: the run's verdict is that step's, the one the find-limit verdict
   // names (the lowest level that did not hold, inconclusive).

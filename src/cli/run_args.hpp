@@ -16,10 +16,13 @@ namespace stampede::cli {
 struct RunArgs {
   std::vector<std::string> files;
   engine::LoadOverrides overrides;
-  int threads = 0;  // 0: one per core
-  engine::CpuPolicy cpu_policy = engine::CpuPolicy::normal;  // --cpu-policy: how the kernel schedules the workers
+  int threads = 0;  // 0: chosen for this machine (engine/generator_setup.hpp)
+  // --cpu-policy as asked; none: chosen with the thread count for this machine
+  // (engine/generator_setup.hpp), or normal under mpirun.
+  std::optional<engine::CpuPolicy> cpu_policy;
   std::string local_addresses;
   bool quiet = false;     // no progress line
+  bool summary_all = false;  // --summary all: every metric in the summary, those with nothing recorded too
   bool insecure = false;  // skip TLS verification everywhere
   ResultOutputs outputs;  // result files and live exports
   DashboardArgs dashboard;

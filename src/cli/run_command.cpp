@@ -27,7 +27,7 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
   PreparedScenario scenario = load_scenario(path, args, registry);
   // The load is checked before setup() runs: a bad duration must not cost a setup.
   const LoadShape shape = engine::build_load_shape(scenario.options, args.overrides, path);
-  run_setup(scenario, registry);
+  engine::run_setup(scenario, registry);
 
   ScenarioExecution execution(scenario, args, shape, registry, live, args.quiet);
   return execution.summarise(execution.run(), result);
@@ -44,9 +44,10 @@ int run_command(const RunArgs& args) {
     return 2;
   }
   if (args.files.size() > 1 && !all_scenarios_load(args)) return 2;
-  if (const std::string why = engine::cpu_policy_unavailable(args.cpu_policy); !why.empty()) {
+  if (const std::string why = args.cpu_policy ? engine::cpu_policy_unavailable(*args.cpu_policy) : std::string();
+      !why.empty()) {
     std::fprintf(stderr, "error: --cpu-policy %s: the kernel refused it (%s); run without it\n",
-                 std::string(engine::cpu_policy_name(args.cpu_policy)).c_str(), why.c_str());
+                 std::string(engine::cpu_policy_name(*args.cpu_policy)).c_str(), why.c_str());
     return 2;
   }
   std::unique_ptr<dashboard::LiveDashboard> dashboard;

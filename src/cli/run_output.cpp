@@ -160,8 +160,9 @@ void RunOutput::hint_at_limits(const metrics::MetricTable& table) {
 int RunOutput::finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds) {
   std::lock_guard lock(mutex_);
   clear_progress_locked();
-  const report::SummaryModel model =
+  report::SummaryModel model =
       report::summary_model_of(collector_.summary(), registry_, result_.scenario, duration, thresholds);
+  model.all_metrics = all_metrics_;
   const bool failed = std::any_of(model.thresholds.begin(), model.thresholds.end(), [](const auto& t) { return !t.pass; });
   std::fputs(report::render_summary_table(model).c_str(), stdout);
   std::fflush(stdout);

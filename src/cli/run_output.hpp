@@ -25,6 +25,8 @@ class RunOutput {
   RunOutput(report::ScenarioResult header, bool quiet, metrics::Registry& registry, metrics::Collector& collector,
             LiveExports* live = nullptr);
 
+  // --summary all: the summary lists every metric, those with nothing recorded too.
+  void list_every_metric(bool all) { all_metrics_ = all; }
   void started(Nanos t0);
   // A merged second (called on a worker's thread, one at a time).
   void on_second(const metrics::Snapshot& second);
@@ -36,6 +38,8 @@ class RunOutput {
   int finish(Nanos duration, const std::vector<metrics::ThresholdSpec>& thresholds);
   // The whole run, after finish().
   const report::ScenarioResult& result() const { return result_; }
+  // Since the run's start (0 before it). On the thread that called started().
+  Nanos elapsed() const { return t0_ > 0 ? SteadyClock::monotonic_now() - t0_ : 0; }
 
  private:
   void clear_progress_locked();
@@ -46,6 +50,7 @@ class RunOutput {
 
   report::ScenarioResult result_;  // the header until finish() completes it
   bool quiet_;
+  bool all_metrics_ = false;
   metrics::Registry& registry_;
   metrics::Collector& collector_;
   LiveExports* live_;

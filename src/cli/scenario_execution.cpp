@@ -1,150 +1,36 @@
 #include "cli/scenario_execution.hpp"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <csignal>
-#include <optional>
 #include <cstdio>
-#include <stdexcept>
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "cli/summary_lock.hpp"
 #include "cli/version.hpp"
-#include "clients/client_context.hpp"
-#include "common/address_list.hpp"
 #include "engine/cpu_policy.hpp"
 #include "engine/generator_monitor.hpp"
 #include "metrics/generator_health.hpp"
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
 #include "report/find_limit_table.hpp"
-#include "scenario/scenario_error.hpp"
-#include "scenario/scenario_runtime.hpp"
+#include "transport/this_machine.hpp"
 
 namespace stampede::cli {
 
-namespace {
-
-// SIGUSR1 is a Ctrl-C too: OpenMPI's mpirun passes SIGUSR1 on to every rank, while a
-// Ctrl-C (SIGINT) to mpirun kills the whole job. Its default action ends the process, so
-// from the scenario's loading on it is noted here (load_scenario() installs the handler,
-// and run() re-installs it when its signal_set, which resets it to the default, is gone);
-// run() counts what was noted before its signal_set took over as interrupts.
-std::atomic<int> usr1_noted{0};
-static_assert(std::atomic<int>::is_always_lock_free, "usr1_noted is written from a signal handler");
-
-extern "C" void note_usr1(int) { usr1_noted.fetch_add(1, std::memory_order_relaxed); }
-
-void note_usr1_until_the_run() {
-  struct sigaction sa{};
-  sa.sa_handler = note_usr1;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &sa, nullptr);
-}
-
-constexpr const char* kInterrupted = "interrupted (Ctrl-C, SIGTERM or SIGUSR1): the rest of it did not run";
-
-// Runs setup() or teardown() to completion on a private event loop. An `interruptible` one
-// (teardown, which runs after the load and before the summary) is abandoned on Ctrl-C,
-// SIGTERM or SIGUSR1: one stalled request in it must not cost the user the summary of
-// everything the run measured.
-std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
-                                           metrics::Registry& registry, bool insecure, bool interruptible = false) {
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::MetricSink sink(registry);
-  clients::ClientContext ctx(io, sink, clock);
-  scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", insecure});
-  std::pair<bool, std::string> result{false, "did not finish"};
-  bool done = false;
-  rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
-    result = {ok, std::move(value)};
-    done = true;
-  });
-  std::optional<boost::asio::signal_set> signals;
-  if (interruptible && !done) {
-    signals.emplace(io, SIGINT, SIGTERM, SIGUSR1);
-    signals->async_wait([&](const boost::system::error_code& ec, int) {
-      if (ec || done) return;
-      result = {false, kInterrupted};
-      done = true;
-    });
-  }
-  // A handler that throws is an engine fault: setup() or teardown() fails with it, as the
-  // workers count one under vu.crashes, rather than the exception ending the process (after
-  // the load, before its summary, for teardown).
-  try {
-    while (!done && io.run_one() > 0) {
-    }
-  } catch (const std::exception& e) {
-    result = {false, fmt::format("engine fault: {}", e.what())};
-  }
-  if (signals) {
-    signals.reset();            // SIGINT and SIGTERM go back to their default actions
-    note_usr1_until_the_run();  // and SIGUSR1 to being noted, not the process's end
-  }
-  return result;
-}
-
-}  // namespace
+engine::ScenarioOverrides scenario_overrides(const RunArgs& args) { return {args.insecure, args.local_addresses}; }
 
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry) {
-  note_usr1_until_the_run();
-  PreparedScenario s;
-  s.path = path;
-  {
-    boost::asio::io_context io;
-    SteadyClock clock;
-    metrics::MetricSink sink(registry);
-    clients::ClientContext ctx(io, sink, clock);
-    scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", false});
-    s.name = rt.name();
-    s.options = rt.options(path + ": options");
-    s.has_teardown = rt.has_function("teardown");
-    s.has_setup = rt.has_function("setup");
-  }
-  s.insecure = args.insecure || s.options.insecure;
-  try {
-    s.local_addresses = args.local_addresses.empty() ? parse_address_list(s.options.local_addresses)
-                                                     : parse_address_list(args.local_addresses);
-  } catch (const std::invalid_argument& e) {
-    throw scenario::ScenarioError(fmt::format("local addresses: {}", e.what()));
-  }
-  for (const auto& t : s.options.thresholds) s.thresholds.push_back({t.metric, t.aggregation, t.limit, path});
-  return s;
-}
-
-namespace {
-
-// "api.lua: setup() failed: <why>", unless the message already starts with the file (a Lua
-// error raised in it carries its file:line): a failure that is not the user's code's, such
-// as setup data JSON cannot hold, must still name the scenario.
-std::string lifecycle_failure(const std::string& path, const char* fn, const std::string& why) {
-  if (why.rfind(path + ":", 0) == 0) return fmt::format("{}() failed: {}", fn, why);
-  return fmt::format("{}: {}() failed: {}", path, fn, why);
-}
-
-}  // namespace
-
-void run_setup(PreparedScenario& s, metrics::Registry& registry) {
-  if (!s.has_setup) return;
-  auto [ok, value] = run_lifecycle(s.path, "setup", "", registry, s.insecure);
-  if (!ok) throw scenario::ScenarioError(lifecycle_failure(s.path, "setup", value));
-  s.setup_data = value;
-}
-
-std::string run_teardown(const PreparedScenario& s, metrics::Registry& registry) {
-  if (!s.has_teardown) return {};
-  auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure, true);
-  if (!ok && value == kInterrupted) return fmt::format("{}: teardown() {}", s.path, kInterrupted);
-  return ok ? std::string() : lifecycle_failure(s.path, "teardown", value);
+  return engine::load_scenario(path, scenario_overrides(args), registry);
 }
 
 std::string local_host_name() {
@@ -153,29 +39,84 @@ std::string local_host_name() {
   return name.data();
 }
 
-int worker_threads_for(const RunArgs& args, const LoadShape& shape) {
-  int threads = engine::worker_threads(args.threads, args.cpu_policy);
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The cores this process may run on (taskset and cgroups' cpusets narrow them).
+unsigned usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Where the scenario's targets are, from the URLs in its text and in the environment
+// variables it reads: on this machine when any of them is.
+engine::MachineView machine_for(const PreparedScenario& scenario) {
+  engine::MachineView m;
+  m.cores = usable_cores();
+  std::string text = read_text(scenario.path);
+  for (const std::string& name : engine::getenv_names(text))
+    if (const char* value = std::getenv(name.c_str())) text += std::string("\n") + value;
+  bool elsewhere = false;
+  for (const std::string& host : engine::url_hosts(text)) {
+    const std::optional<bool> here = transport::is_this_machine(host);
+    if (here.value_or(false)) {
+      m.target = engine::TargetPlace::this_machine;
+      m.target_name = host;
+      return m;
+    }
+    if (here && !elsewhere) {
+      elsewhere = true;
+      m.target_name = host;
+    }
+  }
+  m.target = elsewhere ? engine::TargetPlace::elsewhere : engine::TargetPlace::unknown;
+  return m;
+}
+
+}  // namespace
+
+engine::GeneratorSetup generator_setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape) {
+  engine::GeneratorSetup setup = engine::choose_generator_setup(args.threads, args.cpu_policy, machine_for(scenario));
   long long most = shape.model == LoadModel::Rate ? shape.max_vus : static_cast<long long>(shape.start);
   for (const Stage& st : shape.stages)
     if (shape.model == LoadModel::Vus) most = std::max(most, static_cast<long long>(st.target));
-  return static_cast<int>(std::max<long long>(1, std::min<long long>(threads, most)));
+  setup.threads = static_cast<int>(std::max<long long>(1, std::min<long long>(setup.threads, most)));
+  return setup;
 }
 
 namespace {
 
-engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape,
+// Rank 0 of several runs its share of the threads, sleeping unless --cpu-policy says
+// otherwise (distributed_run.cpp: ranks share the cores).
+engine::GeneratorSetup setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape,
+                                 const RankShare* share) {
+  if (share == nullptr) return generator_setup_for(scenario, args, shape);
+  return {share->threads, args.cpu_policy.value_or(engine::CpuPolicy::normal),
+          "under mpirun: its share of the run's threads"};
+}
+
+engine::RunPlan plan_for(const PreparedScenario& scenario, const engine::GeneratorSetup& setup, const LoadShape& shape,
                          const RankShare* share) {
-  engine::RunPlan plan;
-  plan.shape = shape;
-  plan.threads = share != nullptr ? share->threads : worker_threads_for(args, shape);
-  if (share != nullptr) {
-    plan.first_segment = share->first_segment;
-    plan.total_segments = share->total_segments;
-  }
-  plan.env = scenario::RuntimeEnv{scenario.path, 0, scenario.setup_data, scenario.insecure};
-  plan.local_addresses = scenario.local_addresses;
-  plan.cpu_policy = args.cpu_policy;
-  return plan;
+  if (share != nullptr)
+    return engine::run_plan_for(scenario, shape, setup.threads, setup.policy, share->first_segment,
+                                share->total_segments);
+  return engine::run_plan_for(scenario, shape, setup.threads, setup.policy);
+}
+
+// "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line.
+std::string describe(const engine::GeneratorSetup& setup, int threads) {
+  const char* how = setup.policy == engine::CpuPolicy::poll    ? "polling"
+                    : setup.policy == engine::CpuPolicy::batch ? "under SCHED_BATCH"
+                                                               : "sleeping";
+  return fmt::format("{} worker{}, {} ({})", threads, threads == 1 ? "" : "s", how, setup.why);
 }
 
 }  // namespace
@@ -183,133 +124,56 @@ engine::RunPlan plan_for(const PreparedScenario& scenario, const RunArgs& args, 
 ScenarioExecution::ScenarioExecution(const PreparedScenario& scenario, const RunArgs& args, LoadShape shape,
                                      metrics::Registry& registry, LiveExports* live, bool quiet, const RankShare* share)
     : scenario_(scenario),
-      shape_(std::move(shape)),
+      setup_(setup_for(scenario, args, shape, share)),
       registry_(registry),
       live_(live),
-      others_(share != nullptr ? share->others : nullptr),
-      measured_(plan_for(scenario, args, shape_, share), registry) {
+      run_(plan_for(scenario, setup_, shape, share), registry, this, share != nullptr ? share->peers : nullptr) {
   report::ScenarioResult header;
   header.scenario = scenario.name;
   header.file = scenario.path;
-  header.options = {shape_, scenario.thresholds};
+  header.options = {shape, scenario.thresholds};
   header.host = local_host_name();
-  header.threads = share != nullptr ? share->total_segments : measured_.threads();
-  header.cpu_policy = engine::cpu_policy_name(args.cpu_policy);
-  header.ranks = others_ != nullptr ? others_->ranks() : 1;
-  if (others_ != nullptr) {
-    // This process's seconds are rank 0's slot of the run's; the other ranks fill the rest.
-    merged_ = std::make_unique<metrics::Collector>(static_cast<std::size_t>(others_->ranks()));
-    measured_.collector().subscribe([this](const metrics::Snapshot& second) { merged_->push(0, second); });
-  }
-  output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, collector(), live_);
-  collector().subscribe([this](const metrics::Snapshot& second) {
-    output_->on_second(second);
-    for (const auto& observer : observers_) observer(second);
-  });
+  header.threads = share != nullptr ? share->total_segments : run_.threads();
+  header.cpu_policy = engine::cpu_policy_name(setup_.policy);
+  header.ranks = share != nullptr && share->peers != nullptr ? share->peers->ranks() : 1;
+  output_ = std::make_unique<RunOutput>(std::move(header), quiet, registry_, run_.collector(), live_);
+  output_->list_every_metric(args.summary_all);
 }
 
 ScenarioExecution::~ScenarioExecution() = default;
 
-void ScenarioExecution::observe(std::function<void(const metrics::Snapshot&)> observer) {
-  observers_.push_back(std::move(observer));
+void ScenarioExecution::started(Nanos t0) {
+  output_->started(t0);
+  if (live_ != nullptr && live_->dashboard() != nullptr)
+    live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
 }
 
-void ScenarioExecution::stop() {
-  std::lock_guard lock(stop_mutex_);
-  if (!running_) return;
-  measured_.stop(false);
-  // MPI calls belong to the main thread (MPI_THREAD_FUNNELED): the other ranks hear it from there.
-  if (others_ != nullptr) boost::asio::post(measured_.io(), [this] { others_->stop(false); });
+void ScenarioExecution::second(const metrics::Snapshot& merged_second) { output_->on_second(merged_second); }
+
+void ScenarioExecution::interrupted(int n, Nanos graceful_stop, int signal) {
+  // mpirun ends a job whose rank died with SIGTERM, then SIGKILL within milliseconds to a
+  // second: the results files are written now, in case that is long enough.
+  if (signal == SIGTERM && live_ != nullptr)
+    live_->checkpoint().write_now(fmt::format(
+        "the process was sent SIGTERM {:.1f} s into the run and did not finish writing its results (under "
+        "mpirun without --mca orte_abort_on_non_zero_status 0, that is how OpenMPI ends the whole job when a "
+        "rank dies)",
+        static_cast<double>(output_->elapsed()) / kSecond));
+  output_->interrupted(n, graceful_stop);
 }
 
-Nanos ScenarioExecution::run() {
-  boost::asio::io_context& io = measured_.io();
-  try {
-    measured_.load();
-  } catch (...) {
-    if (others_ != nullptr) {
-      try {
-        others_->agree_start(false);  // the other ranks learn that nothing runs
-      } catch (const std::runtime_error&) {
-      }
-    }
-    throw;
-  }
-  const Nanos t0 = others_ != nullptr ? others_->agree_start(true) : SteadyClock::monotonic_now() + 20 * kMilli;
-  {
-    std::lock_guard lock(stop_mutex_);
-    running_ = true;
-  }
+void ScenarioExecution::warn(const std::string& message) { output_->warn(message); }
 
-  {
-    // Ctrl-C: the first stops starting iterations (graceful_stop honoured), the second stops
-    // at once. SIGUSR1 counts as one: it is how mpirun, and `--nodes` on a Ctrl-C, tell every
-    // rank (rank 0 stops the others the same way; they ignore it). A Ctrl-C to rank 0 alone
-    // works too.
-    const auto interrupt = [&](int signal) {
-      ++interrupts_;
-      // mpirun ends a job whose rank died with SIGTERM, then SIGKILL within milliseconds
-      // to a second: the results files are written now, in case that is long enough.
-      if (signal == SIGTERM && live_ != nullptr)
-        live_->checkpoint().write_now(fmt::format(
-            "the process was sent SIGTERM {:.1f} s into the run and did not finish writing its results (under "
-            "mpirun without --mca orte_abort_on_non_zero_status 0, that is how OpenMPI ends the whole job when a "
-            "rank dies)",
-            static_cast<double>(SteadyClock::monotonic_now() - t0) / kSecond));
-      output_->interrupted(interrupts_, shape_.graceful_stop);
-      const bool graceful = interrupts_ == 1 && shape_.graceful_stop > 0;
-      measured_.stop(graceful);
-      if (others_ != nullptr) others_->stop(graceful);
-    };
-    boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
-    std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
-                                                                               int signal) {
-      if (ec) return;
-      interrupt(signal);
-      signals.async_wait(on_signal);
-    };
-    signals.async_wait(on_signal);
-    if (others_ != nullptr) {
-      others_->watch(io, *merged_, t0, [this](const std::string& warning) {
-        output_->warn(warning);
-        // Under plain mpirun a dead rank ends the job a moment later (or its death was
-        // what a stalled rank's silence hid): what was measured goes to disk first.
-        if (live_ != nullptr) live_->checkpoint().write_now(warning);
-        measured_.stop(false);
-        others_->stop(false);
-      });
-    }
-
-    output_->started(t0);
-    if (live_ != nullptr && live_->dashboard() != nullptr)
-      live_->dashboard()->scenario_started({"stampede", version_number(), version_commit()}, output_->result());
-    measured_.start(t0);
-    // A SIGUSR1 noted before the signal_set took over (during setup, say) stops the run as
-    // soon as it has started: nothing was measured to lose, but the summary and files are
-    // still written, as the user asked.
-    for (int n = std::min(usr1_noted.exchange(0), 2); n > 0; --n) interrupt(SIGUSR1);
-    measured_.run_to_end();
-    {
-      std::lock_guard lock(stop_mutex_);
-      running_ = false;
-    }
-  }
-  note_usr1_until_the_run();  // the signal_set reset it to the default (the process's end)
-  if (others_ != nullptr) {
-    merged_->finish(0);
-    others_->wait(io);
-  }
-  const Nanos ended = SteadyClock::monotonic_now();
-  if (merged_) merged_->flush();
-  return ended - t0;
+void ScenarioExecution::urgent(const std::string& why) {
+  if (live_ != nullptr) live_->checkpoint().write_now(why);
 }
 
 int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   // A second Ctrl-C asked to stop at once: teardown() is skipped, as it would be if the
   // user pressed Ctrl-C a third time while it ran.
-  if (interrupts_ >= 2 && scenario_.has_teardown)
+  if (run_.interrupts() >= 2 && scenario_.has_teardown)
     output_->warn(fmt::format("{}: teardown() skipped: the run was stopped at once (second Ctrl-C)", scenario_.path));
-  else if (std::string failed = run_teardown(scenario_, registry_); !failed.empty())
+  else if (std::string failed = engine::run_teardown(scenario_, registry_); !failed.empty())
     output_->warn(failed);
   std::lock_guard summary(summary_lock());
   const int status = output_->finish(lasted, scenario_.thresholds);
@@ -318,12 +182,15 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
   // generator gauges merge as the busiest rank's), not rank 0's alone.
   result.generator = generator_figures(collector(), registry_, 0, -1,
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
-                                       peak_load(shape_, collector().summary(), registry_));
+                                       peak_load(run_.plan().shape, collector().summary(), registry_));
+  result.generator->setup = setup_description();
   const bool polling = result.cpu_policy == engine::cpu_policy_name(engine::CpuPolicy::poll);
   std::fputs(report::render_generator_line(*result.generator, polling).c_str(), stdout);
   std::fflush(stdout);
   return status;
 }
+
+std::string ScenarioExecution::setup_description() const { return describe(setup_, run_.threads()); }
 
 report::GeneratorFigures generator_figures(const metrics::Collector& collector, const metrics::Registry& registry,
                                            std::int64_t first, std::int64_t last, double seconds,
@@ -340,6 +207,7 @@ report::GeneratorFigures generator_figures(const metrics::Collector& collector, 
   g.dropped = h.dropped;
   g.fds_peak = h.fds_peak;
   g.fds_limit = h.fds_limit;
+  g.cpu_wait = h.cpu_wait;
   g.bottleneck = h.bottleneck;
   g.verdict = h.verdict;
   return g;

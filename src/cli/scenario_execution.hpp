@@ -1,125 +1,86 @@
 #pragma once
-// One run of a scenario file's load, with everything a run has around it: the worker
-// threads, the Collector, the generator monitor, the progress line (RunOutput) and Ctrl-C.
-// A plain `stampede run` runs through it, and so do find-limit's staircase, each --refine
-// probe and rank 0 of a distributed run; an observer sees every merged second and may end
-// the load early.
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/address.hpp>
-
+// A run of a scenario as `stampede run` shows it: an engine::Run (workers, collector,
+// monitor, signals, other ranks) followed by a RunOutput (the progress line, the live
+// exports, the summary), then teardown() and the summary and verdicts. A plain run, each of
+// find-limit's runs and probes, each of --parallel's scenarios and rank 0 of a distributed
+// run; an observer sees every merged second and may end the load early.
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "cli/live_exports.hpp"
 #include "cli/run_args.hpp"
 #include "cli/run_output.hpp"
 #include "common/load_shape.hpp"
-#include "engine/measured_run.hpp"
+#include "engine/generator_setup.hpp"
+#include "engine/prepared_scenario.hpp"
+#include "engine/run.hpp"
 #include "metrics/collector.hpp"
-#include "metrics/threshold.hpp"
 #include "report/find_limit_result.hpp"
-#include "scenario/scenario_options.hpp"
 
 namespace stampede::cli {
 
-// A scenario file read once on the main thread, its setup() run.
-struct PreparedScenario {
-  std::string path;
-  std::string name;
-  scenario::ScenarioOptions options;
-  bool has_setup = false;
-  bool has_teardown = false;
-  bool insecure = false;
-  std::string setup_data;
-  std::vector<boost::asio::ip::address> local_addresses;
-  std::vector<metrics::ThresholdSpec> thresholds;
-};
+using engine::PreparedScenario;
 
-// Loads the file and reads its options (throws scenario::ScenarioError).
+// What the command line overrides of a scenario's own options.
+engine::ScenarioOverrides scenario_overrides(const RunArgs& args);
+// Loads the file with the command line's overrides (throws scenario::ScenarioError).
 PreparedScenario load_scenario(const std::string& path, const RunArgs& args, metrics::Registry& registry);
-// Runs setup() (throws scenario::ScenarioError when it fails).
-void run_setup(PreparedScenario& scenario, metrics::Registry& registry);
-// Runs teardown(); the message when it failed, empty otherwise.
-std::string run_teardown(const PreparedScenario& scenario, metrics::Registry& registry);
 
 std::string local_host_name();
-// Worker threads for a load: --threads (default one per core), no more than the most VUs.
-int worker_threads_for(const RunArgs& args, const LoadShape& shape);
+// The worker threads and CPU policy a load of `scenario` runs on: as --threads and
+// --cpu-policy ask, or chosen for this machine and the scenario's targets
+// (engine/generator_setup.hpp); never more threads than the load's most VUs.
+engine::GeneratorSetup generator_setup_for(const PreparedScenario& scenario, const RunArgs& args, const LoadShape& shape);
 
-// What a run on several processes adds, seen from rank 0 (cli/distributed_run.cpp keeps
-// MPI behind it): the other ranks start with this one and stop with it, their seconds
-// are merged with its own, and the run waits for their last ones.
-class OtherRanks {
- public:
-  virtual ~OtherRanks() = default;
-  // Every rank of the run, this one included.
-  virtual int ranks() const = 0;
-  // The common start, once every rank has loaded the scenario (`loaded_here`: this one
-  // has). Throws std::runtime_error naming the ranks that could not load it.
-  virtual Nanos agree_start(bool loaded_here) = 0;
-  // While `io` runs: their seconds into slots 1.. of `merged`; `lost` gets the warning
-  // when one stops reporting (the run is then stopped, everywhere).
-  virtual void watch(boost::asio::io_context& io, metrics::Collector& merged, Nanos t0,
-                     std::function<void(const std::string&)> lost) = 0;
-  virtual void stop(bool graceful) = 0;
-  // After this process's load has ended: runs `io` until every rank has reported its end.
-  virtual void wait(boost::asio::io_context& io) = 0;
-};
-
-// This process's share when it is rank 0 of several: its worker threads, their segments
-// of the run's (distributed/rank_split.hpp), and the other ranks.
+// This process's share when it is rank 0 of several: its worker threads, their segments of
+// the run's (distributed/rank_split.hpp), and the other ranks.
 struct RankShare {
   int threads = 1;
   int first_segment = 0;
   int total_segments = 0;
-  OtherRanks* others = nullptr;
+  engine::RunPeers* peers = nullptr;
 };
 
-class ScenarioExecution {
+class ScenarioExecution final : private engine::RunListener {
  public:
   // `share`: set on rank 0 of a distributed run; null for one process.
   ScenarioExecution(const PreparedScenario& scenario, const RunArgs& args, LoadShape shape, metrics::Registry& registry,
                     LiveExports* live, bool quiet, const RankShare* share = nullptr);
-  ~ScenarioExecution();
+  ~ScenarioExecution() override;
 
   // Sees each merged second (on a worker's thread or the main thread, one at a time).
-  void observe(std::function<void(const metrics::Snapshot&)> observer);
-  // Runs the load to its end, stop(), or Ctrl-C; returns how long it lasted. Throws
-  // scenario::ScenarioError when the scenario does not load (or, with other ranks,
-  // std::runtime_error when one of them could not).
-  Nanos run();
+  void observe(std::function<void(const metrics::Snapshot&)> observer) { run_.observe(std::move(observer)); }
+  // Runs the load to its end, stop(), or Ctrl-C; returns how long it lasted (engine::Run::run).
+  Nanos run() { return run_.run(); }
   // Thread-safe: ends the load at once.
-  void stop();
+  void stop() { run_.stop(); }
   // After run(): teardown(), then the summary and threshold verdicts and the generator's
   // line on stdout; `result` receives what was measured. Returns the exit status.
   int summarise(Nanos lasted, report::ScenarioResult& result);
 
   RunOutput& output() { return *output_; }
-  // The run's seconds: this process's, merged with the other ranks' when there are some.
-  metrics::Collector& collector() { return merged_ ? *merged_ : measured_.collector(); }
-  // This process's own seconds: the generator's health is judged on one process, since
-  // its gauges (busiest thread, open files) compare with one process's limits.
-  metrics::Collector& own_collector() { return measured_.collector(); }
-  int interrupts() const { return interrupts_; }
+  metrics::Collector& collector() { return run_.collector(); }
+  metrics::Collector& own_collector() { return run_.own_collector(); }
+  int interrupts() const { return run_.interrupts(); }
+  // What the load ran on and why, for the generator line: "1 worker, polling (2 cores, ...)".
+  std::string setup_description() const;
 
  private:
+  // engine::RunListener: the run's events, to the output and the live exports.
+  void started(Nanos t0) override;
+  void second(const metrics::Snapshot& merged_second) override;
+  void interrupted(int n, Nanos graceful_stop, int signal) override;
+  void warn(const std::string& message) override;
+  void urgent(const std::string& why) override;
+
   const PreparedScenario& scenario_;
-  LoadShape shape_;
+  engine::GeneratorSetup setup_;
   metrics::Registry& registry_;
   LiveExports* live_;
-  OtherRanks* others_;
-  std::unique_ptr<metrics::Collector> merged_;  // with other ranks: slot r is rank r
   std::unique_ptr<RunOutput> output_;
-  std::vector<std::function<void(const metrics::Snapshot&)>> observers_;
-  bool running_ = false;
-  std::mutex stop_mutex_;
-  int interrupts_ = 0;
-  // Declared last, so destroyed first: its worker threads are joined while what their
-  // seconds reach (merged_, output_, the observers) still exists.
-  engine::MeasuredRun measured_;
+  // Declared last, so destroyed first: its workers are joined while the output exists.
+  engine::Run run_;
 };
 
 // The generator's figures over merged seconds first..last of `collector` (the whole run

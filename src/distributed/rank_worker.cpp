@@ -1,19 +1,14 @@
 #include "distributed/rank_worker.hpp"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <sstream>
 
 #include "common/address_list.hpp"
@@ -21,15 +16,12 @@
 #include "distributed/rank_plan.hpp"
 #include "distributed/rank_split.hpp"
 #include "distributed/rank_wait.hpp"
-#include "distributed/snapshot_wire.hpp"
-#include "distributed/start_line.hpp"
-#include "engine/measured_run.hpp"
+#include "distributed/run_peers.hpp"
+#include "engine/run.hpp"
 
 namespace stampede::distributed {
 
 namespace {
-
-constexpr Nanos kPollEvery = 5 * kMilli;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -69,24 +61,6 @@ class ScenarioCopy {
   std::string path_;
 };
 
-// Seconds merged on worker threads wait here for the main thread, the only one that
-// talks MPI.
-class Outbox {
- public:
-  void put(std::string bytes) {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(bytes));
-  }
-  std::deque<std::string> take() {
-    std::lock_guard lock(mutex_);
-    return std::exchange(queue_, {});
-  }
-
- private:
-  std::mutex mutex_;
-  std::deque<std::string> queue_;
-};
-
 // Runs one scenario's share; returns the error to report to rank 0 ("" when it ran).
 std::string run_share(World& world, const RankPlan& plan, const RankWorkerOptions& options) {
   metrics::Registry registry;
@@ -99,70 +73,31 @@ std::string run_share(World& world, const RankPlan& plan, const RankWorkerOption
   run_plan.first_segment = seg.first;
   run_plan.total_segments = seg.total;
 
-  Outbox outbox;
-  std::string error;
+  RankPeers peers(world, registry, plan.sequence);
   std::unique_ptr<ScenarioCopy> copy;  // declared before the run, so it outlives it
-  std::unique_ptr<engine::MeasuredRun> run;
-  bool loaded = false;
   try {
     copy = std::make_unique<ScenarioCopy>(plan, world.rank());
     run_plan.env = scenario::RuntimeEnv{copy->path(), 0, plan.setup_data, plan.insecure};
     run_plan.local_addresses = parse_address_list(plan.local_addresses);
-    run = std::make_unique<engine::MeasuredRun>(run_plan, registry);
-    run->collector().subscribe([&outbox, &registry](const metrics::Snapshot& second) {
-      outbox.put(encode_snapshot(second, registry));
-    });
-    run->load();
-    loaded = true;
   } catch (const std::exception& e) {
-    error = e.what();
-    world.send(0, MessageType::Error, error);
+    peers.agree_start(false, e.what());  // nobody runs; rank 0 says why
+    return e.what();
   }
-  const std::optional<Nanos> t0 = agree_start(world, loaded);
-  if (!t0) {
-    world.wait_sends();
-    return error;  // nobody runs; rank 0 says why
+  // Rank 0 stops this rank (it ignores SIGUSR1: serve_rank) and prints everything.
+  engine::Run run(std::move(run_plan), registry, nullptr, &peers, engine::Run::Options{false});
+  try {
+    run.run();
+  } catch (const std::exception& e) {
+    return e.what();  // the scenario did not load here: rank 0 was told
   }
-
-  // Rank 0 presumed dead while this rank runs (killed: its beats stopped): nobody is left
-  // to merge what this rank measures, so its load stops at once and the job ends.
-  std::optional<std::string> rank0_lost;
-  const auto pump = [&] {
-    for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
-    world.progress_sends();
-    while (auto m = world.poll()) {
-      if (m->type != MessageType::Stop) continue;
-      std::uint64_t sequence = 0;
-      int graceful = 0;
-      std::istringstream(m->payload) >> sequence >> graceful;
-      if (sequence == plan.sequence) run->stop(graceful != 0);  // an old stop is for an earlier scenario
-    }
-    if (!rank0_lost && (rank0_lost = world.rank0_lost("ran its share of the load"))) run->stop(false);
-  };
-  boost::asio::io_context& io = run->io();
-  boost::asio::steady_timer timer(io);
-  std::function<void()> arm = [&] {
-    timer.expires_after(std::chrono::nanoseconds(kPollEvery));
-    timer.async_wait([&](const boost::system::error_code& ec) {
-      if (ec) return;
-      pump();
-      arm();
-    });
-  };
-  arm();
-  run->start(*t0);
-  run->run_to_end();
-  if (rank0_lost) {
-    std::fprintf(stderr, "%s; stopping\n", rank0_lost->c_str());
+  if (peers.rank0_lost()) {
+    std::fprintf(stderr, "%s; stopping\n", peers.rank0_lost()->c_str());
     std::fflush(stderr);
     world.abort(kRankLostStatus);
   }
-  for (std::string& bytes : outbox.take()) world.send(0, MessageType::Second, bytes);
-  world.send(0, MessageType::Done, "");
-  world.wait_sends();
   if (!options.dump_dir.empty())
     write_dump(options.dump_dir, fmt::format("rank-{}", world.rank()),
-               summary_dump_json(run->collector().summary(), registry, world.rank()));
+               summary_dump_json(run.own_collector().summary(), registry, world.rank()));
   return {};
 }
 

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "engine/asio_scheduler.hpp"
 #include "metrics/generator_health.hpp"
@@ -24,6 +25,20 @@ Nanos cpu_time(clockid_t clock) {
 
 Nanos polled_of(const WorkerCpu& worker) { return worker.idle_polled ? worker.idle_polled() : 0; }
 
+// How long the thread has been ready to run but waited for a CPU, ns (schedstat's second
+// field); -1 when the kernel does not say.
+Nanos waited_of(const WorkerCpu& worker) {
+  if (worker.tid <= 0) return -1;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(worker.tid));
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return -1;
+  unsigned long long running = 0, waiting = 0;
+  const bool read = std::fscanf(f, "%llu %llu", &running, &waiting) == 2;
+  std::fclose(f);
+  return read ? static_cast<Nanos>(waiting) : -1;
+}
+
 }  // namespace
 
 GeneratorMonitor::GeneratorMonitor(boost::asio::io_context& io, metrics::Registry& registry,
@@ -34,10 +49,12 @@ GeneratorMonitor::GeneratorMonitor(boost::asio::io_context& io, metrics::Registr
       workers_(std::move(workers)),
       last_cpu_(workers_.size(), 0),
       last_polled_(workers_.size(), 0),
+      last_waited_(workers_.size(), -1),
       publish_(std::move(publish)),
       cpu_(sink_.id(metrics::names::kGeneratorCpu, metrics::Kind::Gauge)),
       busy_(sink_.id(metrics::names::kGeneratorBusy, metrics::Kind::Counter)),
       wall_(sink_.id(metrics::names::kGeneratorWall, metrics::Kind::Counter)),
+      wait_(sink_.id(metrics::names::kGeneratorWait, metrics::Kind::Counter)),
       fds_(sink_.id(metrics::names::kGeneratorFds, metrics::Kind::Gauge)) {}
 
 double GeneratorMonitor::fd_limit() {
@@ -64,6 +81,7 @@ void GeneratorMonitor::start(Nanos t0) {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     last_cpu_[i] = std::max<Nanos>(0, cpu_time(workers_[i].clock));
     last_polled_[i] = polled_of(workers_[i]);
+    last_waited_[i] = waited_of(workers_[i]);
   }
   arm();
 }
@@ -88,7 +106,12 @@ void GeneratorMonitor::sample(bool last) {
   const Nanos wall = SteadyClock::monotonic_now();
   const Nanos elapsed = wall - last_wall_;
   Nanos busiest = 0;
+  Nanos most_waited = -1;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (const Nanos waited = waited_of(workers_[i]); waited >= 0 && last_waited_[i] >= 0) {
+      most_waited = std::max(most_waited, waited - last_waited_[i]);
+      last_waited_[i] = waited;
+    }
     const Nanos now = cpu_time(workers_[i].clock);
     if (now < 0) continue;
     // A polling worker's empty polls are not work: out of its CPU time (a poll preempted
@@ -106,6 +129,7 @@ void GeneratorMonitor::sample(bool last) {
     sink_.set_gauge(cpu_, percent);
     sink_.add(busy_, static_cast<std::uint64_t>(busiest / kMicro));
     sink_.add(wall_, static_cast<std::uint64_t>(elapsed / kMicro));
+    if (most_waited >= 0) sink_.add(wait_, static_cast<std::uint64_t>(most_waited / kMicro));
   }
   if (const long fds = open_fds(); fds >= 0) sink_.set_gauge(fds_, static_cast<double>(fds));
   publish_(sink_.take(second_), last);

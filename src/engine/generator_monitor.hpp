@@ -21,6 +21,7 @@ namespace stampede::engine {
 struct WorkerCpu {
   clockid_t clock{};
   std::function<Nanos()> idle_polled;
+  pid_t tid = 0;  // the thread's id: /proc/self/task/<tid>/schedstat says how long it waited for a CPU
 };
 
 class GeneratorMonitor {
@@ -49,8 +50,9 @@ class GeneratorMonitor {
   std::vector<WorkerCpu> workers_;
   std::vector<Nanos> last_cpu_;     // per worker: its CPU time at the last sample
   std::vector<Nanos> last_polled_;  // and its time in empty polls
+  std::vector<Nanos> last_waited_;  // and its time waiting for a CPU (-1: unknown)
   std::function<void(metrics::Snapshot, bool)> publish_;
-  metrics::MetricId cpu_, busy_, wall_, fds_;
+  metrics::MetricId cpu_, busy_, wall_, wait_, fds_;
   Nanos t0_ = 0;
   Nanos last_wall_ = 0;
   std::int64_t second_ = 0;

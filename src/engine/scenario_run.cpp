@@ -71,7 +71,7 @@ std::vector<WorkerCpu> ScenarioRun::worker_cpus() {
     clockid_t clock{};
     if (!threads_[i].joinable() || pthread_getcpuclockid(threads_[i].native_handle(), &clock) != 0) continue;
     const Worker* worker = workers_[i].get();
-    cpus.push_back({clock, [worker] { return worker->idle_polled(); }});
+    cpus.push_back({clock, [worker] { return worker->idle_polled(); }, worker->tid()});
   }
   return cpus;
 }

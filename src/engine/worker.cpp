@@ -3,6 +3,8 @@
 #include <boost/asio/post.hpp>
 #include <fmt/format.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "engine/thread_idle_probe.hpp"
 #include "metrics/names.hpp"
@@ -31,6 +33,7 @@ Worker::~Worker() {
 }
 
 void Worker::load() {
+  tid_.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_relaxed);
   runtime_ = std::make_unique<scenario::ScenarioRuntime>(ctx_, config_.env);
   executor_ = config_.shape.model == LoadModel::Rate ? make_open_model(*this) : make_closed_model(*this);
 }

@@ -81,6 +81,9 @@ class Worker final : public ExecutorHost {
   // The worker's time in empty polls so far (ns; 0 unless it polls), to take out of its CPU
   // time: polling with nothing to do is not work (engine/generator_monitor.hpp).
   Nanos idle_polled() const { return idle_polled_.load(std::memory_order_relaxed); }
+  // The worker thread's id (after load(), which runs on it): where the kernel says how long
+  // it waited for a CPU.
+  pid_t tid() const { return tid_.load(std::memory_order_relaxed); }
 
  private:
   void run_loop();  // io_.run() (or poll_loop()), surviving handlers that throw
@@ -112,6 +115,7 @@ class Worker final : public ExecutorHost {
   bool finished_ = false;
   IdlePoll idle_poll_;
   std::atomic<Nanos> idle_polled_{0};  // idle_poll_.idle_polled(), for the monitor's thread
+  std::atomic<pid_t> tid_{0};
 
   metrics::MetricId m_iteration_ = 0, m_iterations_ = 0, m_errors_ = 0, m_dropped_ = 0, m_crashes_ = 0, m_vus_ = 0, m_lag_ = 0;
 };

@@ -37,9 +37,25 @@ GeneratorHealth assess_generator(const MetricTable& window, double window_second
   if (const NamedMetric* fds = find_metric(window, names::kGeneratorFds); fds != nullptr && fds->data.present)
     h.fds_peak = fds->data.gauge_max;
   h.fds_limit = fds_limit;
+  if (const NamedMetric* wait = find_metric(window, names::kGeneratorWait); wait != nullptr && wall_us > 0)
+    h.cpu_wait = std::min(100.0, static_cast<double>(wait->data.count) / wall_us * 100);
 
   const char* tail = "latency at this load measures the load generator, not the server";
-  if (h.cpu_mean >= kBusyCpuPercent) {
+  // Late, and not for want of its own CPU time: the workers were ready but other processes
+  // had the cores. On the machine under test that is the server itself, and the way out is
+  // fewer worker threads (or the server on other cores or machines), not a slower verdict
+  // on the server.
+  const bool late = (h.loop_delay_p99 && *h.loop_delay_p99 >= kLateLoop) || (h.lag_p99 && *h.lag_p99 >= kLateIterations);
+  if (late && h.cpu_wait && *h.cpu_wait >= kCompetingWaitPercent && h.cpu_mean < kBusyCpuPercent) {
+    h.verdict = fmt::format(
+        "inconclusive: Stampede's workers ran late at {} ({}) because they waited for a CPU {:.0f}% of the time: "
+        "other processes had the cores (the server, if it runs on this machine); {}. Give the generator fewer "
+        "worker threads (--threads 1) or the server other cores (taskset) or another machine",
+        load,
+        h.lag_p99 && *h.lag_p99 >= kLateIterations ? fmt::format("iteration.lag p99 {:.1f}ms", ms(*h.lag_p99))
+                                                    : fmt::format("loop delay p99 {:.1f}ms", ms(*h.loop_delay_p99)),
+        *h.cpu_wait, tail);
+  } else if (h.cpu_mean >= kBusyCpuPercent) {
     h.verdict = fmt::format("inconclusive: Stampede used {:.0f}% of its CPU at {}; {}", h.cpu_mean, load, tail);
   } else if (h.loop_delay_p99 && *h.loop_delay_p99 >= kLateLoop) {
     h.verdict = fmt::format(

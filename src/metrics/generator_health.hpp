@@ -8,6 +8,8 @@
 //   _generator.busy_us    Counter the busiest worker thread's CPU time in µs, and
 //   _generator.wall_us    Counter the wall time it was measured over (internal: the mean CPU
 //                                 use over any window is the ratio of their sums)
+//   _generator.wait_us    Counter the time the most-waiting worker thread was ready to run but
+//                                 waited for a CPU, µs (other processes had the cores)
 //
 // plus what the engine already records (iteration.lag, iterations.dropped). From a window
 // of those (the whole run, or a find-limit step's hold) assess_generator() says whether the
@@ -29,6 +31,8 @@ inline constexpr std::string_view kGeneratorLoopDelay = "generator.loop_delay";
 inline constexpr std::string_view kGeneratorFds = "generator.fds";
 inline constexpr std::string_view kGeneratorBusy = "_generator.busy_us";
 inline constexpr std::string_view kGeneratorWall = "_generator.wall_us";
+// The worker thread that waited most for a CPU: its wait, µs (schedstat's run-queue time).
+inline constexpr std::string_view kGeneratorWait = "_generator.wait_us";
 }  // namespace names
 
 // generator.cpu and generator.fds describe one process: ranks of a distributed run merge
@@ -42,6 +46,9 @@ inline constexpr double kBusyCpuPercent = 90;            // mean over the window
 inline constexpr Nanos kLateLoop = 50 * kMilli;          // loop delay p99 over the window
 inline constexpr Nanos kLateIterations = 50 * kMilli;    // iteration.lag p99 (open model)
 inline constexpr double kFdsShareOfLimit = 0.95;         // open fds against RLIMIT_NOFILE
+// A worker thread that waited for a CPU this share of the time, while running late, was
+// late because other processes had the cores (a server on this machine), not for its own work.
+inline constexpr double kCompetingWaitPercent = 10;
 
 struct GeneratorHealth {
   double cpu_mean = 0;  // % of one core, busiest worker thread, mean over the window
@@ -52,6 +59,7 @@ struct GeneratorHealth {
   std::uint64_t dropped = 0;
   double fds_peak = 0;
   double fds_limit = 0;  // 0: unknown
+  std::optional<double> cpu_wait;  // %, the worker that waited most for a CPU, mean over the window
   bool bottleneck = false;
   // "inconclusive: Stampede used 98% of its CPU at 14,000 VUs; latency at this load
   // measures the load generator, not the server" when it was; empty otherwise.

@@ -73,6 +73,8 @@ json::object generator_json(const GeneratorFigures& g) {
   o["open_files_limit"] = g.fds_limit > 0 ? number(g.fds_limit) : nullptr;
   o["bottleneck"] = g.bottleneck;
   o["verdict"] = g.verdict;
+  o["cpu_wait_percent"] = g.cpu_wait ? number(*g.cpu_wait) : nullptr;
+  if (!g.setup.empty()) o["setup"] = g.setup;
   return o;
 }
 
@@ -121,6 +123,10 @@ GeneratorFigures read_generator_json(const json::object& o) {
   g.fds_limit = read_number(o, "open_files_limit");
   g.bottleneck = read_bool(o, "bottleneck");
   g.verdict = read_string(o, "verdict");
+  // Files from before these fields have neither.
+  if (const auto* wait = o.if_contains("cpu_wait_percent"); wait != nullptr && wait->is_number())
+    g.cpu_wait = wait->to_number<double>();
+  if (o.contains("setup")) g.setup = read_string(o, "setup");
   return g;
 }
 

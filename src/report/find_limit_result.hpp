@@ -25,6 +25,12 @@ struct GeneratorFigures {
   double fds_limit = 0;  // 0: unknown
   bool bottleneck = false;
   std::string verdict;  // "inconclusive: ..." when the generator was the bottleneck
+  // % of the time the most-waiting worker thread was ready to run but waited for a CPU
+  // (taken by other processes: a server on this machine); empty where not measured.
+  std::optional<double> cpu_wait;
+  // What the load ran on and why: "1 worker, polling (2 cores, the target 127.0.0.1:4000 on
+  // this machine: the other core left to it)"; empty for a find-limit step.
+  std::string setup;
 };
 
 struct FindLimitStep {

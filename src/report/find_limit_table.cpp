@@ -111,11 +111,14 @@ std::string limit_badge_text(const RunResult& run) {
 }
 
 std::string render_generator_line(const GeneratorFigures& g, bool polling) {
-  std::string out = fmt::format("generator: cpu {:.0f}% (busiest worker thread{}; peak second {:.0f}%)", g.cpu_mean,
-                                polling ? ", empty polls aside" : "", g.cpu_peak);
+  std::string out = fmt::format("generator: {}{}cpu {:.0f}% (busiest worker thread{}; peak second {:.0f}%)", g.setup,
+                                g.setup.empty() ? "" : "; ", g.cpu_mean, polling ? ", empty polls aside" : "",
+                                g.cpu_peak);
   if (g.loop_delay_p99) out += ", loop delay p99 " + format_nanos(*g.loop_delay_p99);
   if (g.lag_p99) out += ", iteration.lag p99 " + format_nanos(*g.lag_p99);
   if (g.dropped > 0) out += fmt::format(", {} dropped iterations", g.dropped);
+  // Only when it matters: a worker kept from its CPU by other processes (a local server).
+  if (g.cpu_wait && *g.cpu_wait >= 1) out += fmt::format(", waited for a CPU {:.0f}%", *g.cpu_wait);
   if (g.fds_limit > 0) {
     out += fmt::format(", open files {} / {}", format_level(g.fds_peak), format_level(g.fds_limit));
   } else {

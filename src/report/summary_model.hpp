@@ -30,6 +30,9 @@ struct SummaryModel {
   metrics::RequestTally requests;
   std::vector<metrics::ThresholdResult> thresholds;  // in the order they were declared
   std::vector<IterationErrorGroup> iteration_errors;  // in any order
+  // Every metric, those with nothing recorded too (`--summary all`); otherwise those are
+  // left out unless a threshold names them.
+  bool all_metrics = false;
 };
 
 }  // namespace stampede::report

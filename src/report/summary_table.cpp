@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -43,14 +46,17 @@ struct TableRow {
   const NamedMetric* metric;
   std::vector<std::string> cells;  // right-aligned under kColumns, in order
   std::string text;                // gauges: free text after the name
+  const NamedMetric* errors = nullptr;  // a timing's "<name>.errors" counter, shown after max
 };
+
+constexpr std::string_view kErrorsHeader = "errors";
 
 class MetricRows {
  public:
   explicit MetricRows(double window_seconds) : window_seconds_(window_seconds) {}
 
   TableRow row(const NamedMetric& m) const {
-    TableRow r{&m, {}, {}};
+    TableRow r{&m, {}, {}, nullptr};
     switch (m.kind) {
       case Kind::Timing: histogram_cells(m, r.cells, [](double v) { return format_nanos(std::llround(v)); }); break;
       case Kind::Distribution: {
@@ -118,12 +124,60 @@ void render_reasons(const metrics::MetricData& d, std::string& out) {
   }
 }
 
+bool has_samples(const NamedMetric& m) {
+  switch (m.kind) {
+    case Kind::Timing:
+    case Kind::Distribution: return m.data.histogram.count() > 0;
+    case Kind::Counter: return m.data.count > 0;
+    case Kind::Gauge: return m.data.present;
+    case Kind::Check: return m.data.count > 0;
+  }
+  return false;
+}
+
+// "x.errors" counts the failures of timing "x": shown in x's row, as its last column.
+std::string_view timing_of_errors(std::string_view name) {
+  constexpr std::string_view kErrors = ".errors";
+  return name.ends_with(kErrors) ? name.substr(0, name.size() - kErrors.size()) : std::string_view();
+}
+
 void render_metrics(const SummaryModel& model, std::string& out) {
   const double window_seconds = static_cast<double>(model.window_end - model.window_start) / 1e9;
   const MetricRows rows_of(window_seconds);
-  std::vector<TableRow> rows;
+  // A threshold's metric is shown whatever it holds: its line below refers to it.
+  std::set<std::string_view> named;
+  for (const auto& t : model.thresholds) named.insert(t.spec.metric);
+  std::map<std::string_view, const NamedMetric*> by_name;
+  for (const NamedMetric& m : model.metrics) by_name[m.name] = &m;
+  std::map<std::string_view, const NamedMetric*> errors_of;  // a timing's name -> its errors counter
   for (const NamedMetric& m : model.metrics) {
-    if (!is_internal(m) && m.kind != Kind::Check) rows.push_back(rows_of.row(m));
+    if (m.kind != Kind::Counter) continue;
+    const std::string_view timing = timing_of_errors(m.name);
+    const auto it = timing.empty() ? by_name.end() : by_name.find(timing);
+    if (it != by_name.end() && (it->second->kind == Kind::Timing || it->second->kind == Kind::Distribution))
+      errors_of[it->first] = &m;
+  }
+
+  std::vector<TableRow> rows;
+  std::size_t hidden = 0;
+  bool errors_column = false;
+  for (const NamedMetric& m : model.metrics) {
+    if (is_internal(m) || m.kind == Kind::Check) continue;
+    if (m.kind == Kind::Counter && errors_of.count(timing_of_errors(m.name)) > 0) continue;  // in its timing's row
+    const auto errors = errors_of.find(m.name);
+    const NamedMetric* errors_metric = errors == errors_of.end() ? nullptr : errors->second;
+    const bool shown = model.all_metrics || named.count(m.name) > 0 || has_samples(m) ||
+                       (errors_metric != nullptr && (has_samples(*errors_metric) || named.count(errors_metric->name) > 0));
+    if (!shown) {
+      ++hidden;
+      continue;
+    }
+    TableRow row = rows_of.row(m);
+    if (errors_metric != nullptr) {
+      row.errors = errors_metric;
+      errors_column = true;
+    }
+    rows.push_back(std::move(row));
   }
   if (rows.empty()) return;
   std::sort(rows.begin(), rows.end(),
@@ -135,26 +189,35 @@ void render_metrics(const SummaryModel& model, std::string& out) {
   for (std::size_t c = 0; c < kColumns.size(); ++c) {
     widths[c] = std::max(kColumns[c].min_width, display_width(kColumns[c].header) + 1);
   }
+  std::size_t errors_width = display_width(kErrorsHeader) + 1;
   for (const TableRow& r : rows) {
     name_width = std::max(name_width, display_width(r.metric->name));
     used_columns = std::max(used_columns, r.cells.size());
     for (std::size_t c = 0; c < r.cells.size(); ++c) {
       widths[c] = std::max(widths[c], display_width(r.cells[c]) + 1);
     }
+    if (r.errors != nullptr) errors_width = std::max(errors_width, fmt::formatted_size(" {}", r.errors->data.count));
   }
+  if (errors_column) used_columns = kColumns.size();  // the errors column comes after max
 
   out += align_left("metric", name_width);
   for (std::size_t c = 0; c < used_columns; ++c) out += align_right(kColumns[c].header, widths[c]);
+  if (errors_column) out += align_right(kErrorsHeader, errors_width);
   out += '\n';
   for (const TableRow& r : rows) {
     std::string line = align_left(r.metric->name, name_width);
     for (std::size_t c = 0; c < r.cells.size(); ++c) line += align_right(r.cells[c], widths[c]);
+    if (r.errors != nullptr) line += align_right(fmt::format("{}", r.errors->data.count), errors_width);
     if (!r.text.empty()) line += " " + r.text;
     // Trailing spaces only come from padding the name of a row without figures.
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + '\n';
     if (r.metric->kind == Kind::Counter) render_reasons(r.metric->data, out);
+    if (r.errors != nullptr) render_reasons(r.errors->data, out);
   }
+  if (hidden > 0)
+    out += fmt::format("({} metric{} with nothing recorded not shown: --summary all lists every one)\n", hidden,
+                       hidden == 1 ? "" : "s");
 }
 
 void render_requests(const SummaryModel& model, std::string& out) {

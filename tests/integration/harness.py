@@ -77,15 +77,45 @@ class Result:
 
     def metric(self, name):
         """The summary row of `name` as a dict: count, rate, and mean..max (timings in ms,
-        distributions of bytes in bytes)."""
-        for line in self.out.splitlines():
+        distributions of bytes in bytes). A timing's "<name>.errors" counter is its row's
+        last column (the summary folds it there): {"count": n}."""
+        lines = self.out.splitlines()
+        for line in lines:
             parts = line.split()
             if parts and parts[0] == name and len(parts) >= 3:
                 row = {"count": int(parts[1]), "rate": float(parts[2])}
                 for key, text in zip(["mean", "p50", "p90", "p95", "p99", "max"], parts[3:9]):
                     row[key] = to_bytes(text) if BYTES_RE.fullmatch(text) else to_ms(text)
                 return row
+        header = next((line.split() for line in lines if line.split()[:2] == ["metric", "count"]), [])
+        if name.endswith(".errors") and header[-1:] == ["errors"]:
+            timing = name[: -len(".errors")]
+            for line in lines:
+                parts = line.split()
+                if parts and parts[0] == timing and len(parts) == len(header):
+                    return {"count": int(parts[-1])}
         return None
+
+    def reasons(self, name):
+        """{reason: count} under `name`'s summary row (a timing's "<name>.errors" reasons are
+        under the timing's row)."""
+        rows = [name]
+        if name.endswith(".errors"):
+            rows.append(name[: -len(".errors")])
+        for row_name in rows:
+            out, inside = {}, False
+            for line in self.out.splitlines():
+                if line.split()[:1] == [row_name]:
+                    inside = True
+                    continue
+                if inside:
+                    m = re.match(r"^\s{2,}(\S.*?)\s+(\d+)$", line)
+                    if not m:
+                        break
+                    out[m.group(1)] = int(m.group(2))
+            if out:
+                return out
+        return {}
 
     def __repr__(self):
         return f"exit {self.code}\n--- stdout\n{self.out}\n--- stderr\n{self.err[-4000:]}"
@@ -138,10 +168,14 @@ def write_scenario(text, name="scenario.lua", directory=None):
     return path
 
 
-def run(args, timeout=120, env=None, input_signal_after=None, second_signal_after=None):
-    """Runs `stampede ARGS`; optionally sends SIGINT after some seconds (and again)."""
+def run(args, timeout=120, env=None, input_signal_after=None, second_signal_after=None, summary="all"):
+    """Runs `stampede ARGS`; optionally sends SIGINT after some seconds (and again). A `run`
+    lists every metric in its summary (`--summary all`), zero ones too, for the tests that read
+    them; summary="compact" leaves the option out (the default a user sees)."""
     e = dict(os.environ)
     e.update(env or {})
+    if args[:1] == ["run"] and summary == "all" and not any(a.startswith("--summary") for a in args):
+        args = [*args, "--summary", "all"]
     p = subprocess.Popen([BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, text=True)
     timers = []
     if input_signal_after is not None:

@@ -119,6 +119,30 @@ class CpuPolicy(unittest.TestCase):
         self.assertGreaterEqual(truth["count"], 5900, r)  # 2,000/s for 3 s
         self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
 
+    def test_with_no_flags_the_setup_fits_the_machine_and_the_summary_says_why(self):
+        # docs/design/047: on 2 cores one polling worker, the other core left to the target;
+        # on 1 one sleeping worker; above 2, half the cores when the target is on this machine.
+        cores = len(os.sched_getaffinity(0))
+        threads = 1 if cores <= 2 else cores // 2
+        policy = "poll" if cores == 2 else "normal"
+        with Target(delay="fixed:1") as target:
+            out = os.path.join(temp_dir(), "results.json")
+            r = run(["run", scenario(target.url), "--out", out])
+        self.assertEqual(r.code, 0, r)
+        with open(out) as f:
+            [result] = json.load(f)["results"]
+        self.assertEqual((result["threads"], result["cpu_policy"]), (threads, policy), r)
+        host = target.url.split("//")[1]
+        self.assertIn(f"the target {host} on this machine", result["generator"]["setup"])
+        line = next(l for l in r.out.splitlines() if l.startswith("generator: "))
+        self.assertIn(f"generator: {threads} worker", line)
+        self.assertIn(f"the target {host} on this machine", line)
+        # Asked for, it is what runs, and the line says so.
+        with Target(delay="fixed:1") as target:
+            r = run(["run", scenario(target.url), "--threads", "2", "--cpu-policy", "normal"])
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("generator: 2 workers, sleeping (as asked)", r.out)
+
     def test_an_unknown_policy_is_a_usage_error_naming_the_option(self):
         path = write_scenario("return { run = function() end }")
         r = run(["run", path, "--cpu-policy", "fifo"])

@@ -44,17 +44,7 @@ def assert_checks_pass(test, r):
 
 def reasons(r, metric):
     """{reason: count} under a counter's summary row."""
-    out, inside = {}, False
-    for line in r.out.splitlines():
-        if line.split()[:1] == [metric]:
-            inside = True
-            continue
-        if inside:
-            m = re.match(r"^\s{2,}(\S.*?)\s+(\d+)$", line)
-            if not m:
-                break
-            out[m.group(1)] = int(m.group(2))
-    return out
+    return r.reasons(metric)
 
 
 class DialectTests:

@@ -255,6 +255,47 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
         self.assertIn('"complete":false', page)
         self.assertEqual([n for n in os.listdir(self.dir) if n.endswith(".partial")], [])
 
+    def test_the_summary_shows_what_the_run_used(self):
+        # A scenario that uses HTTP and one check: the summary lists those, folds each
+        # timing's errors into its row, keeps the metrics thresholds name (even with nothing
+        # recorded), and leaves out the rest; --summary all lists them all; --out has all.
+        path = write_scenario(f"""
+local http = require "stampede.http"
+local stampede = require "stampede"
+return {{ options = {{ vus = 2, duration = "1s",
+                     thresholds = {{ {{"http.request", p95 = 5000}}, {{"iterations.dropped", count = 0}} }} }},
+         run = function()
+           stampede.check("status is 200", http.get("{self.target.url}/api/posts").status == 200)
+           stampede.sleep(50)
+         end }}
+""")
+        out = self.path("r.json")
+        compact = run(["run", path, "--out", out], summary="compact")
+        self.assertEqual(compact.code, 0, compact)
+        rows = [line.split()[0] for line in compact.out.split("\nrequests:")[0].splitlines()[2:]
+                if line and not line.startswith(" ") and not line.startswith("(")]
+        self.assertIn("http.request", rows)
+        self.assertIn("iteration", rows)
+        self.assertIn("iterations.dropped", rows)  # 0, but a threshold names it
+        for hidden in ("http.request.errors", "iteration.errors", "vu.crashes", "generator.cpu"):
+            self.assertNotIn(hidden, rows, compact.out)
+        header = compact.out.splitlines()[1].split()
+        self.assertEqual(header[-1], "errors", compact.out)
+        self.assertEqual(compact.metric("http.request.errors"), {"count": 0})  # the http.request row's last column
+        self.assertRegex(compact.out, r"\(\d+ metrics with nothing recorded not shown: --summary all lists every one\)")
+        self.assertIn("pass http.request p95", compact.out)
+        self.assertIn("pass iterations.dropped count", compact.out)
+
+        every = run(["run", path, "--summary", "all"])
+        self.assertEqual(every.code, 0, every)
+        for shown in ("vu.crashes", "generator.cpu"):
+            self.assertRegex(every.out, rf"\n{re.escape(shown)}\s", every.out)
+        self.assertNotIn("not shown", every.out)
+        # The results file has every metric, whatever the summary showed.
+        metrics = load(out)["results"][0]["metrics"]
+        for name in ("http.request.errors", "iteration.errors", "vu.crashes"):
+            self.assertIn(name, metrics)
+
     def test_unwritable_paths_are_errors_and_never_lose_the_summary(self):
         good = self.path("r.json")
         missing_dir = os.path.join(self.dir, "no", "such", "dir", "r.json")

@@ -52,7 +52,7 @@ class FakeHost final : public ExecutorHost {
     });
     for (const auto& [at, action] : actions_) {
       timers_.push_back(scheduler_.make_timer());
-      timers_.back()->arm(at, [this, action = action] { action(); });
+      timers_.back()->arm(at, [action = action] { action(); });
     }
     scheduler_.run_until(start_ + limit);
     executor_ = nullptr;

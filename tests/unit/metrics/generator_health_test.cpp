@@ -54,6 +54,49 @@ TEST(GeneratorHealth, ALateLoopNamesTheGeneratorEvenWithCpuToSpare) {
   EXPECT_NE(h.verdict.find("event loop ran 80.0ms late"), std::string::npos) << h.verdict;
 }
 
+TEST(GeneratorHealth, WaitingForACpuNamesTheCompetitionAndWhatToDo) {
+  // A local server took the cores: the worker was ready but waited 30% of the time, ran
+  // late, and used little CPU of its own. The verdict says so, not "the server is slow".
+  Registry r;
+  MetricTable table = window(3, 40, 80 * kMilli, 30, r);
+  Summary summary;
+  for (int s = 0; s < 3; ++s) {
+    MetricSink sink(r);
+    sink.add(sink.id(names::kGeneratorBusy, Kind::Counter), 400'000);
+    sink.add(sink.id(names::kGeneratorWall, Kind::Counter), 1'000'000);
+    sink.set_gauge(sink.id(names::kGeneratorCpu, Kind::Gauge), 40);
+    sink.add(sink.id(names::kGeneratorWait, Kind::Counter), 300'000);
+    const MetricId loop = sink.id(names::kGeneratorLoopDelay, Kind::Timing);
+    for (int i = 0; i < 50; ++i) sink.record(loop, 80 * kMilli);
+    summary.add(sink.take(s));
+  }
+  const auto h = assess_generator(make_metric_table(summary, r), 3, 20000, "50,000 iterations/s");
+  ASSERT_TRUE(h.cpu_wait);
+  EXPECT_NEAR(*h.cpu_wait, 30, 1e-9);
+  EXPECT_TRUE(h.bottleneck);
+  EXPECT_NE(h.verdict.find("waited for a CPU 30% of the time"), std::string::npos) << h.verdict;
+  EXPECT_NE(h.verdict.find("--threads 1"), std::string::npos) << h.verdict;
+  // Without the wait, the same lateness is the plain late-loop verdict.
+  EXPECT_FALSE(assess_generator(table, 3, 20000, "50,000 iterations/s").cpu_wait);
+  EXPECT_NE(assess_generator(table, 3, 20000, "x").verdict.find("event loop ran 80.0ms late"), std::string::npos);
+}
+
+TEST(GeneratorHealth, ALittleWaitOnTimeIsNoVerdict) {
+  Registry r;
+  Summary summary;
+  for (int s = 0; s < 2; ++s) {
+    MetricSink sink(r);
+    sink.add(sink.id(names::kGeneratorBusy, Kind::Counter), 200'000);
+    sink.add(sink.id(names::kGeneratorWall, Kind::Counter), 1'000'000);
+    sink.add(sink.id(names::kGeneratorWait, Kind::Counter), 400'000);  // waited, but was on time
+    const MetricId loop = sink.id(names::kGeneratorLoopDelay, Kind::Timing);
+    for (int i = 0; i < 50; ++i) sink.record(loop, kMilli);
+    summary.add(sink.take(s));
+  }
+  const auto h = assess_generator(make_metric_table(summary, r), 2, 20000, "x");
+  EXPECT_FALSE(h.bottleneck) << h.verdict;
+}
+
 TEST(GeneratorHealth, RunningOutOfFileDescriptorsIsTheGenerators) {
   Registry r;
   const auto h = assess_generator(window(2, 10, kMilli, 19'500, r), 2, 20'000, "19,000 VUs");

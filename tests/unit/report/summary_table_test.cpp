@@ -97,16 +97,15 @@ SummaryModel demo_run() {
 TEST(SummaryTable, RendersTheWholeRun) {
   const std::string expected =
       "Demo.Api ran for 10.0s\n"
-      "metric              count  rate/s     mean      p50      p90      p95      p99      max\n"
-      "http.request          100   10.00  16.72ms   5.49ms  18.59ms  31.91ms  97.75ms 103.81ms\n"
-      "http.request.errors    12    1.20\n"
+      "metric           count  rate/s     mean      p50      p90      p95      p99      max errors\n"
+      "http.request       100   10.00  16.72ms   5.49ms  18.59ms  31.91ms  97.75ms 103.81ms     12\n"
       "  refused  9\n"
       "  timeout  2\n"
       "  reset    1\n"
-      "iteration.errors       12    1.20\n"
-      "vus                 max 500  last 0\n"
-      "ws.connect              4    0.40 850.00µs 850.00µs 850.00µs 850.00µs 850.00µs 850.00µs\n"
-      "ws.join                 3    0.30    1.20s    1.20s    1.20s    1.20s    1.20s    1.20s\n"
+      "iteration.errors    12    1.20\n"
+      "vus              max 500  last 0\n"
+      "ws.connect           4    0.40 850.00µs 850.00µs 850.00µs 850.00µs 850.00µs 850.00µs\n"
+      "ws.join              3    0.30    1.20s    1.20s    1.20s    1.20s    1.20s    1.20s\n"
       "requests: 6000 sent, 5990 completed, 8 failed, 2 in flight at the end\n"
       "window: 0.0s to 10.0s\n"
       "checks\n"
@@ -140,6 +139,7 @@ TEST(SummaryTable, LeavesOutEmptySectionsAndShowsMissingFigures) {
   model.duration = 0;
   model.metrics = {timing("http.request", {}), counter("iteration.errors", 0)};
   model.metrics[0].data.present = false;
+  model.all_metrics = true;  // --summary all: the metrics with nothing recorded too
   const std::string expected =
       "Quiet ran for 0.0s\n"
       "metric           count  rate/s     mean      p50      p90      p95      p99      max\n"
@@ -148,6 +148,47 @@ TEST(SummaryTable, LeavesOutEmptySectionsAndShowsMissingFigures) {
       "requests: 0 sent, 0 completed, 0 failed, 0 in flight at the end\n"
       "window: 0.0s to 0.0s\n";
   EXPECT_EQ(render_summary_table(model), expected);
+}
+
+// What a person reads: the metrics the scenario used, each timing with its errors; not the
+// ones it never touched, unless a threshold names them.
+TEST(SummaryTable, LeavesOutWhatWasNeverRecordedAndFoldsErrorsIntoTheirTiming) {
+  SummaryModel model;
+  model.scenario = "Lobby";
+  model.duration = kSecond;
+  model.window_end = kSecond;
+  model.metrics = {
+      timing("channel.join", {{2 * kMs, 10}}),
+      counter("channel.join.errors", 0),
+      timing("channel.leave", {}),          // never used: left out
+      counter("channel.leave.errors", 0),   // with it
+      timing("live.navigate", {}),          // never used, but a threshold names it: shown
+      timing("ws.connect", {}),             // every connect failed: shown, with its errors
+      counter("ws.connect.errors", 3, {{"refused", 3}}),
+      counter("iterations.dropped", 0),     // nothing dropped: left out
+      counter("vu.crashes", 0),             // left out
+  };
+  model.thresholds.push_back(metrics::judge({"live.navigate", "p95", 100, "lobby.lua"}, model.metrics, 1));
+  const std::string expected =
+      "Lobby ran for 1.0s\n"
+      "metric        count  rate/s     mean      p50      p90      p95      p99      max errors\n"
+      "channel.join     10   10.00   2.00ms   2.00ms   2.00ms   2.00ms   2.00ms   2.00ms      0\n"
+      "live.navigate     0    0.00        -        -        -        -        -        -\n"
+      "ws.connect        0    0.00        -        -        -        -        -        -      3\n"
+      "  refused  3\n"
+      "(3 metrics with nothing recorded not shown: --summary all lists every one)\n"
+      "requests: 0 sent, 0 completed, 0 failed, 0 in flight at the end\n"
+      "window: 0.0s to 1.0s\n"
+      "thresholds\n"
+      "fail live.navigate p95 <= 100.00ms (no samples: \"live.navigate\" recorded nothing)\n";
+  EXPECT_EQ(render_summary_table(model), expected);
+
+  model.all_metrics = true;
+  const std::string all = render_summary_table(model);
+  for (const char* row : {"\nchannel.leave ", "\niterations.dropped ", "\nvu.crashes "})
+    EXPECT_NE(all.find(row), std::string::npos) << row << "\n" << all;
+  EXPECT_EQ(all.find("channel.join.errors"), std::string::npos);  // folded all the same
+  EXPECT_EQ(all.find("not shown"), std::string::npos);
 }
 
 // A column is as wide as its widest figure plus one space.
