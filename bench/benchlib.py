@@ -155,3 +155,57 @@ def machine_busy_seconds():
 def machine_steal_seconds():
     """CPU seconds the hypervisor has taken from this VM's vCPUs (steal, /proc/stat)."""
     return _machine_cpu_seconds()["steal"]
+
+
+NETNS = "stampede-bench"
+NETNS_HOST, NETNS_TARGET = "10.231.0.1", "10.231.0.2"
+
+
+def netns_up():
+    """A network namespace with a veth pair to this one (10.231.0.1 here, 10.231.0.2 there):
+    a target in it has its own network stack, as a server on another machine has, while it
+    shares this machine's cores. Idempotent; removed at exit."""
+    import atexit
+    if subprocess.run(["ip", "netns", "exec", NETNS, "true"], capture_output=True).returncode == 0:
+        return
+    for cmd in (["ip", "netns", "add", NETNS],
+                ["ip", "link", "add", "stb0", "type", "veth", "peer", "name", "stb1"],
+                ["ip", "link", "set", "stb1", "netns", NETNS],
+                ["ip", "addr", "add", f"{NETNS_HOST}/24", "dev", "stb0"],
+                ["ip", "link", "set", "stb0", "up"],
+                ["ip", "netns", "exec", NETNS, "ip", "addr", "add", f"{NETNS_TARGET}/24", "dev", "stb1"],
+                ["ip", "netns", "exec", NETNS, "ip", "link", "set", "stb1", "up"],
+                ["ip", "netns", "exec", NETNS, "ip", "link", "set", "lo", "up"]):
+        subprocess.run(cmd, check=True, capture_output=True)
+    atexit.register(netns_down)
+
+
+def netns_down():
+    subprocess.run(["ip", "link", "del", "stb0"], capture_output=True)
+    subprocess.run(["ip", "netns", "del", NETNS], capture_output=True)
+
+
+class NetnsTarget(Target):
+    """`stampede target` in the namespace of netns_up(), reached over the veth pair.
+    `ip netns exec` execs the target in place: its pid is the target's, for CPU figures."""
+
+    def __init__(self, delay="fixed:0", threads=1, seed=1, extra=()):
+        import socket
+        netns_up()
+        self.port = free_port()
+        self.host = NETNS_TARGET
+        self.url = f"http://{NETNS_TARGET}:{self.port}"
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", NETNS, BIN, "target", "--listen", f"{NETNS_TARGET}:{self.port}", "--delay", delay,
+             "--threads", str(threads), "--seed", str(seed), *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                with socket.create_connection((NETNS_TARGET, self.port), timeout=0.2):
+                    return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("target exited: " + self.proc.stderr.read().decode())
+                time.sleep(0.05)
+        raise RuntimeError("target did not start in the namespace")

@@ -9,6 +9,9 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(LUAJIT REQUIRED IMPORTED_TARGET luajit)
 # io_uring, for the batched socket sends (docs/design/028-batched-sends-through-io-uring.md).
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
+# HTTP/2 framing, HPACK and flow control (docs/design/041-http2.md): the proto layer's HTTP/2
+# codecs wrap its session API; nothing else includes it.
+pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2)
 
 add_library(stampede_deps INTERFACE)
 target_link_libraries(stampede_deps INTERFACE

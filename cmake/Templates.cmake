@@ -6,6 +6,9 @@ set(STAMPEDE_TEMPLATES
   channels_lua=${CMAKE_SOURCE_DIR}/templates/channels.lua
   live_lua=${CMAKE_SOURCE_DIR}/templates/live.lua
   websocket_lua=${CMAKE_SOURCE_DIR}/templates/websocket.lua
+  sse_lua=${CMAKE_SOURCE_DIR}/templates/sse.lua
+  graphql_ws_lua=${CMAKE_SOURCE_DIR}/templates/graphql_ws.lua
+  socketio_lua=${CMAKE_SOURCE_DIR}/templates/socketio.lua
   demo_lua=${CMAKE_SOURCE_DIR}/templates/demo.lua)
 
 include(${CMAKE_CURRENT_LIST_DIR}/EmbedFilesRule.cmake)

@@ -2,7 +2,8 @@
 // size limit; the rest is the body, fed once whole and once in chunks of that size. Both must
 // give the same events (the parser is incremental: where a chunk ends changes nothing), every
 // text the parser hands out must be valid UTF-8 (it decodes as the standard says), a message
-// always has a type, nothing is held past the limit, and a new stream after an error parses.
+// always has a type, nothing is held past the limit, nothing is pending (in_event) right after
+// a message or a new stream, and a new stream after an error parses.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -37,6 +38,8 @@ void drain(sse::EventStreamParser& parser, std::size_t limit, std::vector<Seen>&
         std::abort();
       }
       if (e.last_event_id != parser.last_event_id()) std::abort();
+      // At its blank line nothing of the event is left pending.
+      if (parser.in_event()) std::abort();
     }
     if (e.kind == sse::SseEvent::Kind::Retry && parser.reconnection_time_ms() != e.retry_ms) std::abort();
     if (e.kind == sse::SseEvent::Kind::Comment && !stampede::proto::ws::is_valid_utf8(e.comment)) std::abort();
@@ -69,11 +72,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (whole != chunked) std::abort();
   if (a.last_event_id() != b.last_event_id() || a.reconnection_time_ms() != b.reconnection_time_ms()) std::abort();
+  // Whether the end of the stream would lose an event does not depend on the chunking (a CR
+  // that ends the input has ended its line in both). After an error nothing is pending.
+  if (a.in_event() != b.in_event() || (a.stopped() && a.in_event())) std::abort();
 
   // A new stream starts clean, keeping the source's last event ID.
   const std::string id = a.last_event_id();
   a.start_stream();
-  if (a.stopped() || a.buffered() != 0 || a.last_event_id() != id) std::abort();
+  if (a.stopped() || a.buffered() != 0 || a.in_event() || a.last_event_id() != id) std::abort();
   std::vector<Seen> after;
   const std::string_view simple = "data: x\n\n";
   a.feed(simple);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds Stampede into build/ (Release with debug info, warnings are errors).
+# Builds only the `stampede` binary unless TARGETS says otherwise (the README's first command
+# needs nothing else; scripts/test.sh builds everything with TARGETS=all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -7,4 +9,6 @@ JOBS=${JOBS:-$(nproc)}
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_WERROR=ON "$@" >/dev/null
 fi
-cmake --build "$BUILD_DIR" -j"$JOBS"
+targets=()
+for t in ${TARGETS:-stampede}; do targets+=(--target "$t"); done
+cmake --build "$BUILD_DIR" -j"$JOBS" "${targets[@]}"

@@ -23,10 +23,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPES = os.path.join(ROOT, "types")
 REFERENCE = os.path.join(ROOT, "docs", "reference")
 MODULE_ORDER = ["stampede", "stampede.http", "stampede.channels", "stampede.liveview", "stampede.websocket",
-                "stampede.json", "stampede.error"]
+                "stampede.sse", "stampede.graphql_ws", "stampede.socketio", "stampede.json", "stampede.error"]
 # How a method is shown: `socket:join(...)` for the class stampede.channels.Socket.
 INSTANCE_NAMES = {"Response": "res", "View": "view", "Socket": "socket", "Presence": "presence",
-                  "Absinthe": "absinthe"}
+                  "Absinthe": "absinthe", "Stream": "stream", "Client": "client"}
 
 
 # ---------------------------------------------------------------------------------------

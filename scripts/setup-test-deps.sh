@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build: Python for the integration harness (standard library
 # only), Node.js with the npm packages in tests/js (the official phoenix client and the ws
-# server, independent peers for our target and our client; playwright-core, which drives
+# server, independent peers for our target and our client; the graphql-ws,
+# subscriptions-transport-ws and socket.io servers and the eventsource client, peers of the
+# streaming clients; playwright-core, which drives
 # Debian's Chromium through the HTML report and the dashboard; Ajv, which checks results
 # files against schema/results.schema.json), Chromium itself with a font, so that
 # screenshots show text, the official Prometheus Python client, whose parser reads
@@ -12,15 +14,26 @@ need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+# clang for the sanitizer and fuzzer tree (scripts/test.sh), wrk for the benches' closed-loop
+# reference: the test command's, not the first build's (the README's first command is quick).
+command -v clang++-14 >/dev/null || need+=(clang-14)
+dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "install ok installed" || need+=(libclang-rt-14-dev)
+command -v wrk >/dev/null || need+=(wrk)
 # Debian's Elixir (mix and ExUnit) for integrations/elixir; it needs no Hex.
 command -v mix >/dev/null || need+=(elixir)
 # luac5.1 compiles the type definitions (types/) and templates as a syntax check. Not Debian's
 # `luajit` package: it conflicts with OpenResty's libluajit2-5.1-dev, which we build with, and
 # installing it removes that.
 command -v luac5.1 >/dev/null || need+=(lua5.1)
+# openssl makes the certificates of the TLS test servers (tests/integration/test_http2.py);
+# curl (built with nghttp2) cross-checks the target's HTTP/2.
+command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
 # CPack's .deb (tests/package): `file` finds the binaries whose libraries dpkg-shlibdeps reads.
 command -v file >/dev/null || need+=(file)
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
+# The openssl command makes a throwaway certificate for the SSE client's TLS test.
+command -v openssl >/dev/null || need+=(openssl)
 # The container image test (tests/container): mmdebstrap makes the Debian root filesystem,
 # rootful podman builds and runs the image (runc: crun refuses hybrid cgroup hierarchies),
 # ssh-keygen makes the key an MPI operator would mount, PyYAML reads the MPIJob example.

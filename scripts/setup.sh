@@ -8,9 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git python3
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libssl-dev zlib1g-dev libluajit2-5.1-dev libcli11-dev libfmt-dev libgtest-dev liburing-dev
-  clang-14 libclang-rt-14-dev
-  wrk procps
+  libssl-dev zlib1g-dev libluajit2-5.1-dev libcli11-dev libfmt-dev libgtest-dev liburing-dev libnghttp2-dev
+  procps
   libopenmpi-dev openmpi-bin
 )
 

@@ -23,7 +23,7 @@ step() { printf '\n== %s (at %ss) ==\n' "$*" "$(( $(date +%s) - started ))" >&2;
 step "release build"
 unit_tests_in_release=OFF
 [ "${SKIP_ASAN:-0}" = 1 ] && unit_tests_in_release=ON
-./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
+TARGETS=all ./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
 
 # One clang tree for the sanitizers and the fuzzers: the code under test is built once, with
 # ASan + UBSan and libFuzzer's coverage instrumentation, at -O1 (asserts on): at -O0 the

@@ -31,6 +31,7 @@
 ---@field thresholds? stampede.Threshold[] The pass/fail criteria of the run: a list, `{ {"http.request", p95 = 250}, ... }` (k6's map form, `{ ["http.request"] = {...} }`, is an error, as is any key but 1..n in `stages`, `rate_stages` and `local_addresses`).
 ---@field local_addresses? string|string[] Source addresses for outgoing connections: `"127.0.0.2-127.0.0.50"` or a list.
 ---@field insecure? boolean Do not verify TLS certificates for any request.
+---@field http2? boolean Every `stampede.http` request uses HTTP/2 unless it says `http2 = false` (h2 by ALPN over TLS, falling back to HTTP/1.1 where the server does not agree; h2c with prior knowledge over http://).
 ---@field find_limit? stampede.FindLimit How `stampede run --find-limit` steps the load for this scenario (its flags override each field).
 
 ---How `--find-limit` steps the load: each step ramps for `ramp`, holds for `hold`, and the

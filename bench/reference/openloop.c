@@ -13,7 +13,9 @@
 // Content-Length. No Lua, no metrics but an array of lags, no TLS, no redirects.
 //
 // Prints one JSON object: sent, completed, errors, lag p50/p99/max (ms), busy share and
-// busy µs per request. A connection the server closes, resets or sends anything but the
+// busy µs per request, and each completed request's time from its scheduled send
+// ("from_due") and from its actual send ("service"), p50/p95/p99 in ms (bench/accuracy
+// sets them next to Stampede's `iteration` and `http.request`). A connection the server closes, resets or sends anything but the
 // reply on is dropped, and a request on it counts as an error. Bounded: it stops SECONDS + 5 s
 // after the start whatever is pending, or as soon as no connection is left.
 #define _GNU_SOURCE
@@ -37,6 +39,7 @@ typedef struct {
   int fd;    // -1 once the connection is gone (closed, failed, or out of step)
   int busy;  // a request of ours is in flight on it
   int used;  // bytes of the reply so far
+  int64_t due, sent_at;  // the request in flight: when it was scheduled, when it went out
   char reply[kReplyBuffer];
 } Connection;
 
@@ -59,6 +62,11 @@ static long reply_length(Connection* c) {
   const char* field = strcasestr(c->reply, "\r\ncontent-length:");
   if (field == NULL || field > end) return -1;
   return (long)(end + 4 - c->reply) + strtol(field + 17, NULL, 10);
+}
+
+// The p-th percentile (nearest rank below) of `n` sorted values, µs to ms.
+static double percentile_ms(const uint32_t* sorted, size_t n, double p) {
+  return n ? sorted[(size_t)(p * (double)(n - 1))] / 1000.0 : 0;
 }
 
 static int live = 0;  // connections not dropped
@@ -97,10 +105,12 @@ int main(int argc, char** argv) {
 
   const size_t planned = (size_t)(rate * seconds);
   uint32_t* lag_us = calloc(planned + 1, sizeof *lag_us);
+  uint32_t* from_due_us = calloc(planned + 1, sizeof *from_due_us);
+  uint32_t* service_us = calloc(planned + 1, sizeof *service_us);
   Connection* connections = calloc((size_t)pool, sizeof *connections);
   int* free_stack = calloc((size_t)pool, sizeof *free_stack);
   const int epoll = epoll_create1(0);
-  if (lag_us == NULL || connections == NULL || free_stack == NULL || epoll < 0) {
+  if (lag_us == NULL || from_due_us == NULL || service_us == NULL || connections == NULL || free_stack == NULL || epoll < 0) {
     perror("openloop: setup");
     return 1;
   }
@@ -147,6 +157,8 @@ int main(int argc, char** argv) {
         drop(epoll, c);
       } else {
         c->busy = 1;
+        c->due = due;
+        c->sent_at = sent_at;
         in_flight++;
       }
       lag_us[next++] = (uint32_t)((sent_at - due) / 1000);
@@ -175,6 +187,9 @@ int main(int argc, char** argv) {
         }
         drop(epoll, c);
       } else if (length == c->used) {
+        const int64_t done_at = now_ns();
+        from_due_us[completed] = (uint32_t)((done_at - c->due) / 1000);
+        service_us[completed] = (uint32_t)((done_at - c->sent_at) / 1000);
         completed++;
         in_flight--;
         c->busy = 0;
@@ -196,9 +211,16 @@ int main(int argc, char** argv) {
   const double p50 = next ? lag_us[(size_t)(0.50 * (double)(next - 1))] / 1000.0 : 0;
   const double p99 = next ? lag_us[(size_t)(0.99 * (double)(next - 1))] / 1000.0 : 0;
   const double max = next ? lag_us[next - 1] / 1000.0 : 0;
+  qsort(from_due_us, completed, sizeof *from_due_us, compare_u32);
+  qsort(service_us, completed, sizeof *service_us, compare_u32);
   printf("{\"planned\": %zu, \"sent\": %zu, \"completed\": %zu, \"errors\": %zu, \"lag_p50_ms\": %.3f, "
-         "\"lag_p99_ms\": %.3f, \"lag_max_ms\": %.3f, \"busy_share\": %.3f, \"busy_us_per_request\": %.2f}\n",
+         "\"lag_p99_ms\": %.3f, \"lag_max_ms\": %.3f, \"busy_share\": %.3f, \"busy_us_per_request\": %.2f, "
+         "\"from_due_p50_ms\": %.3f, \"from_due_p95_ms\": %.3f, \"from_due_p99_ms\": %.3f, "
+         "\"service_p50_ms\": %.3f, \"service_p95_ms\": %.3f, \"service_p99_ms\": %.3f}\n",
          planned, next, completed, errors, p50, p99, max, busy / (double)span,
-         completed ? busy / 1000.0 / (double)completed : 0.0);
+         completed ? busy / 1000.0 / (double)completed : 0.0, percentile_ms(from_due_us, completed, 0.50),
+         percentile_ms(from_due_us, completed, 0.95), percentile_ms(from_due_us, completed, 0.99),
+         percentile_ms(service_us, completed, 0.50), percentile_ms(service_us, completed, 0.95),
+         percentile_ms(service_us, completed, 0.99));
   return 0;
 }

@@ -31,7 +31,7 @@ struct Kind {
   const std::string_view* text;
 };
 
-const std::array<Kind, 4> kKinds = {{
+const std::array<Kind, 7> kKinds = {{
     {"http", "plain HTTP requests to pages and JSON APIs (the default)",
      "A plain HTTP scenario (pages, JSON APIs); the default", &templates::http_lua},
     {"channels", "Phoenix Channels: connect to /socket, join a topic, push and await broadcasts",
@@ -40,6 +40,12 @@ const std::array<Kind, 4> kKinds = {{
      "A Phoenix LiveView scenario (page, join, click)", &templates::live_lua},
     {"websocket", "a plain WebSocket endpoint: send messages and await the answers",
      "A plain WebSocket scenario (send, await)", &templates::websocket_lua},
+    {"sse", "Server-Sent Events: open a text/event-stream and await events",
+     "A Server-Sent Events scenario (stream, await events)", &templates::sse_lua},
+    {"graphql-ws", "GraphQL over WebSocket (graphql-transport-ws): subscribe, mutate, await the result",
+     "A GraphQL-over-WebSocket scenario (subscribe, mutation, await)", &templates::graphql_ws_lua},
+    {"socketio", "Socket.IO v4: connect to a namespace, emit with an ack, await events",
+     "A Socket.IO scenario (namespace, emit with ack, await)", &templates::socketio_lua},
 }};
 
 const Kind& kind_of(const NewArgs& args) {

@@ -9,6 +9,7 @@ namespace stampede::cli {
 
 struct TargetArgs {
   std::string listen = "127.0.0.1:4000";
+  std::string tls_listen;  // --tls-listen: empty, no TLS listener
   std::string delay = "fixed:0";
   std::string capacity;  // --capacity N:MS, empty: none
   std::optional<std::uint64_t> seed;

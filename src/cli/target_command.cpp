@@ -20,6 +20,14 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
         std::string error;
         return target::parse_listen_address(text, &error) ? std::string() : error;
       });
+  cmd.add_option("--tls-listen", args.tls_listen,
+                 "Also serve HTTP/2 over TLS (h2, by ALPN) on this address and port, with a self-signed certificate "
+                 "made at start (clients need --insecure); the --listen port serves HTTP/2 with prior knowledge (h2c) "
+                 "besides HTTP/1.1")
+      ->check([](const std::string& text) {
+        std::string error;
+        return target::parse_listen_address(text, &error) ? std::string() : error;
+      });
   cmd.add_option("--delay", args.delay,
                  "How long to hold each request, in ms: fixed:10, uniform:5:15, lognormal:20:0.6 (median, sigma), "
                  "bimodal:5:300:0.015 (fast, slow, share of slow)")
@@ -65,6 +73,7 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
 int target_command(const TargetArgs& args) {
   target::TargetOptions options;
   options.listen = *target::parse_listen_address(args.listen);
+  if (!args.tls_listen.empty()) options.tls_listen = target::parse_listen_address(args.tls_listen);
   options.delay = *target::parse_delay_spec(args.delay);
   if (!args.capacity.empty()) options.capacity = target::parse_capacity_spec(args.capacity);
   options.seed = args.seed;
@@ -73,6 +82,10 @@ int target_command(const TargetArgs& args) {
   options.ws_idle_timeout = *proto::parse_duration(args.ws_idle_timeout);
   options.ws_compress = args.ws_compress;
   options.liveview = *target::parse_liveview_dialect(args.liveview);
+  if (args.procs > 1 && options.tls_listen && options.tls_listen->port == 0) {
+    std::fprintf(stderr, "stampede target: --procs needs a fixed --tls-listen port (each process would take its own)\n");
+    return 2;
+  }
   if (args.procs > 1) return target::run_target_processes(options, args.procs);
   return target::run_target_command(options);
 }

@@ -10,6 +10,9 @@ extern const std::string_view http_lua;
 extern const std::string_view channels_lua;
 extern const std::string_view live_lua;
 extern const std::string_view websocket_lua;
+extern const std::string_view sse_lua;
+extern const std::string_view graphql_ws_lua;
+extern const std::string_view socketio_lua;
 extern const std::string_view demo_lua;
 
 }  // namespace stampede::cli::templates

@@ -17,10 +17,11 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clients/http2_session.hpp"
+#include "clients/http_hop.hpp"
 #include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_request_writer.hpp"
-#include "proto/url_resolve.hpp"
 #include "transport/errors.hpp"
 #include "transport/resolve.hpp"
 #include "transport/stream.hpp"
@@ -48,16 +49,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-// Safe to send twice: only these are retried on a keep-alive connection the server had closed.
-bool is_idempotent(std::string_view method) {
-  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS" ||
-         method == "TRACE";
-}
-
-bool is_redirect(int status) {
-  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
 // Cookies expire on the calendar, not on the monotonic clock.
@@ -438,13 +429,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
 
     const proto::HttpResponseHead& head = parser_.head();
-    std::int64_t now_unix = -1;  // read once, and only for a response that sets cookies
-    for (const auto& header : head.headers) {
-      if (header.name == "set-cookie") {
-        if (now_unix < 0) now_unix = wall_clock_seconds();
-        session_->cookies.store(header.value, target_->host, target_->path, now_unix);
-      }
-    }
+    store_cookies(session_->cookies, head.headers, *target_);
     if (reusable && parser_.keep_alive()) {
       conn_->reused = true;
       conn_->idle_since = last_byte_at_;
@@ -469,25 +454,12 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
                                    " redirects (the request allows " + std::to_string(req_.max_redirects) + ")",
                   /*keep_response=*/true);
     }
-    const auto next_url = proto::resolve_reference(target_->url, location);
-    auto next = std::make_shared<UrlTarget>();
-    std::string why = "it is not a valid URL";
-    if (!next_url || !parse_url_target(next_url->buffer(), UrlSchemes::http, *next, why)) {
-      return fail("url", "the redirect to \"" + location + "\" cannot be followed: " + why, /*keep_response=*/true);
-    }
+    RedirectHop hop = resolve_redirect(*target_, location, status, req_.method);
+    if (!hop.next) return fail("url", hop.why, /*keep_response=*/true);
     ctx_.sink.request_finished(true);
     ++redirects_followed_;
-    // What browsers do: 303 always, and 301/302 after a POST, continue as a GET without body.
-    const bool to_get = (status == 303 && req_.method != "HEAD") || ((status == 301 || status == 302) && req_.method == "POST");
-    if (to_get) {
-      req_.method = "GET";
-      req_.body.clear();
-      std::erase_if(req_.headers, [](const auto& h) {
-        return iequals(h.first, "content-type") || iequals(h.first, "content-encoding") ||
-               iequals(h.first, "transfer-encoding");
-      });
-    }
-    begin_hop(std::move(next));
+    if (hop.to_get) switch_to_get(req_.method, req_.body, req_.headers);
+    begin_hop(std::move(hop.next));
   }
 
   void on_timeout() {
@@ -529,6 +501,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     response.url = ctx_.take_text();  // reused, like the head's buffer
     response.url.assign(target_->url);
     response.duration = last_duration_;
+    if (parser_.head().version_minor == 0) response.proto = "HTTP/1.0";
     return response;
   }
 
@@ -609,28 +582,49 @@ void Session::close_all() {
 
 struct HttpSession::Impl : Session {
   using Session::Session;
+
+  // Made by the first HTTP/2 request: a VU that never asks for HTTP/2 pays nothing for it.
+  Http2Session& http2_session(HttpSession& owner) {
+    if (!http2) http2 = std::make_unique<Http2Session>(ctx, owner, cookies, discard_on_destroy);
+    return *http2;
+  }
+  std::unique_ptr<Http2Session> http2;
 };
 
 HttpSession::HttpSession(ClientContext& ctx, OnDestroy on_destroy)
     : impl_(std::make_unique<Impl>(ctx, on_destroy)) {}
 
-HttpSession::~HttpSession() { impl_->close_all(); }
+HttpSession::~HttpSession() {
+  if (impl_->http2) impl_->http2->close_all();
+  impl_->close_all();
+}
 
 void HttpSession::request(HttpRequest req, std::function<void(HttpResponse&&)> done) {
   // The name's row is found now, in the caller's call, not when the response arrives: a
   // clash then threw inside a read handler, out of the worker's loop, and ended the process.
   std::optional<MetricId> named_metric;
   if (!req.name.empty()) named_metric = impl_->named_metric(req.name);
+  if (req.http2) return impl_->http2_session(*this).request(std::move(req), named_metric, std::move(done));
   auto exchange = std::make_shared<Exchange>(*impl_, std::move(req), named_metric, std::move(done));
   impl_->in_flight.push_back(exchange);
   exchange->start();
 }
 
-void HttpSession::close_all() { impl_->close_all(); }
+void HttpSession::close_all() {
+  if (impl_->http2) impl_->http2->close_all();
+  impl_->close_all();
+}
 
 proto::CookieJar& HttpSession::cookies() { return impl_->cookies; }
 
 std::size_t HttpSession::idle_connections() const { return impl_->idle_count(); }
 std::uint64_t HttpSession::liveness_checks() const { return impl_->liveness_checks; }
+std::size_t HttpSession::http2_connections() const { return impl_->http2 ? impl_->http2->connections() : 0; }
+
+void HttpSession::check_name(const std::string& name) {
+  if (!name.empty()) impl_->named_metric(name);
+}
+
+std::weak_ptr<const void> HttpSession::lifetime() const { return impl_->alive; }
 
 }  // namespace stampede::clients

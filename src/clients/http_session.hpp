@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct HttpRequest {
   int max_redirects = 10;
   bool insecure = false;  // skip TLS verification
   std::string name;       // also record under http.request.<name>
+  // HTTP/2 (clients/http2_session.hpp): over TLS offered by ALPN, HTTP/1.1 when the server
+  // does not agree; over http:// with prior knowledge (h2c). One connection per origin,
+  // concurrent requests as streams on it.
+  bool http2 = false;
 };
 
 struct HttpResponse {
@@ -53,6 +58,8 @@ struct HttpResponse {
   // socket memory (transport::is_local_exhaustion): the VU backs off before its next iteration.
   bool local_exhaustion = false;
   Nanos duration = 0;  // service time of the last hop
+  // The protocol of the last hop: "HTTP/1.1", "HTTP/1.0" (as the server answered) or "HTTP/2".
+  std::string_view proto = "HTTP/1.1";
 };
 
 class HttpSession {
@@ -81,6 +88,15 @@ class HttpSession {
   // `req.name`'s row (http.request.<name>) already exists as another kind of metric:
   // `name = "errors"` meets the http.request.errors counter.
   void request(HttpRequest req, std::function<void(HttpResponse&&)> done);
+  // Sends every request at once, at most `parallel` (>= 1) in flight, and calls `done` once
+  // with the responses in the requests' order, each as request() would give it (a failure is
+  // a response with `error` set). HTTP/2 requests to one origin share its connection as
+  // streams; HTTP/1.1 requests each take a connection of their own (an idle one, or a new
+  // one). Throws std::invalid_argument, before anything is sent, for an empty batch, a
+  // `parallel` of 0, or a `name` request() would refuse. `done` as request()'s (OnDestroy
+  // included). clients/http_batch.cpp.
+  void batch(std::vector<HttpRequest> requests, std::size_t parallel,
+             std::function<void(std::vector<HttpResponse>&&)> done);
   // Closes every connection; pending requests complete with reason "closed".
   void close_all();
   proto::CookieJar& cookies();
@@ -90,6 +106,13 @@ class HttpSession {
   // Idle connections peeked at before reuse (docs/design/021: young plain ones are not
   // when the request is idempotent).
   std::uint64_t liveness_checks() const;
+  // HTTP/2 connections connecting, open or draining.
+  std::size_t http2_connections() const;
+
+  // For batch(): throws std::invalid_argument as request() would for this `name`.
+  void check_name(const std::string& name);
+  // Expires when the session is destroyed: for work that must not start on a dead session.
+  std::weak_ptr<const void> lifetime() const;
 
  private:
   struct Impl;

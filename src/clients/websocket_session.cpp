@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "clients/borrowed_read_buffer.hpp"
 #include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_text.hpp"
@@ -77,25 +78,6 @@ void trim_scratch(std::string& buffer) {
   buffer.clear();
   if (buffer.capacity() > kKeptScratchBytes) std::string().swap(buffer);
 }
-
-// The worker's read buffer, borrowed for the duration of one read handler. Messages are
-// delivered from it without a copy, and a callback may run code that reads into the
-// worker's buffer itself (an HTTP request probing an idle TLS connection): that code then
-// gets a buffer of its own instead of overwriting the bytes still being parsed here.
-class BorrowedReadBuffer {
- public:
-  explicit BorrowedReadBuffer(ClientContext& ctx) : home_(ctx.read_buffer()) { mine_.swap(home_); }
-  ~BorrowedReadBuffer() {
-    if (home_.empty()) home_.swap(mine_);  // else someone made a new one meanwhile; ours goes
-  }
-  BorrowedReadBuffer(const BorrowedReadBuffer&) = delete;
-  BorrowedReadBuffer& operator=(const BorrowedReadBuffer&) = delete;
-  std::string& get() { return mine_; }
-
- private:
-  std::string& home_;
-  std::string mine_;
-};
 
 std::string seconds_text(Nanos d) { return proto::format_duration(d); }
 

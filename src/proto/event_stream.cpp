@@ -129,6 +129,7 @@ SseEvent EventStreamParser::fail() {
   data_.clear();
   type_.clear();
   id_buffer_.clear();
+  id_pending_ = false;
   SseEvent event;
   event.kind = SseEvent::Kind::Error;
   event.error = "event stream: an event grew past the limit of " + std::to_string(limits_.max_event_bytes) + " bytes";
@@ -144,6 +145,7 @@ void EventStreamParser::start_stream() {
   data_.clear();
   type_.clear();
   id_buffer_.clear();
+  id_pending_ = false;
   stopped_ = false;
 }
 
@@ -211,7 +213,10 @@ bool EventStreamParser::interpret_line(std::string_view line, SseEvent& event) {
     append_utf8_decoded(data_, value);
     data_ += '\n';
   } else if (name == "id") {
-    if (value.find('\0') == std::string_view::npos) assign_utf8_decoded(id_buffer_, value);
+    if (value.find('\0') == std::string_view::npos) {
+      assign_utf8_decoded(id_buffer_, value);
+      id_pending_ = true;
+    }
   } else if (name == "retry") {
     if (is_ascii_digits(value)) {
       reconnection_time_ms_ = saturating_decimal(value);
@@ -226,6 +231,7 @@ bool EventStreamParser::interpret_line(std::string_view line, SseEvent& event) {
 
 bool EventStreamParser::dispatch(SseEvent& event) {
   last_event_id_ = id_buffer_;
+  id_pending_ = false;
   if (data_.empty()) {
     type_.clear();
     return false;

@@ -85,6 +85,10 @@ class EventStreamParser {
   bool stopped() const { return stopped_; }
   // Bytes the unfinished event holds (what max_event_bytes bounds).
   std::size_t buffered() const;
+  // True while the end of the stream would lose something: a line not yet ended, or fields
+  // (data, event, id) whose blank line has not come. (buffered() cannot tell: the last event
+  // ID buffer keeps its value from event to event.)
+  bool in_event() const { return !line_.empty() || !data_.empty() || !type_.empty() || id_pending_; }
 
  private:
   // Interprets one complete line; true when it produced an event in `event`.
@@ -104,6 +108,7 @@ class EventStreamParser {
   std::string data_;
   std::string type_;
   std::string id_buffer_;
+  bool id_pending_ = false;  // an id: field since the last blank line
 
   // What the last dispatch handed out (the views of the Message event point here).
   std::string dispatched_data_;

@@ -143,10 +143,14 @@ json::value placeholder(std::size_t num) {
   return json::object{{"_placeholder", true}, {"num", static_cast<std::uint64_t>(num)}};
 }
 
-const std::string* attachment_of(const Packet& packet, const json::value& value) {
+const std::string* attachment_of(const std::vector<std::string>& attachments, const json::value& value) {
   const long long num = placeholder_num(value);
-  if (num < 0 || static_cast<unsigned long long>(num) >= packet.attachments.size()) return nullptr;
-  return &packet.attachments[static_cast<std::size_t>(num)];
+  if (num < 0 || static_cast<unsigned long long>(num) >= attachments.size()) return nullptr;
+  return &attachments[static_cast<std::size_t>(num)];
+}
+
+const std::string* attachment_of(const Packet& packet, const json::value& value) {
+  return attachment_of(packet.attachments, value);
 }
 
 std::string encode(const Packet& packet) {

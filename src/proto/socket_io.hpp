@@ -63,6 +63,8 @@ boost::json::value placeholder(std::size_t num);
 // The attachment a placeholder value stands for, nullptr when `value` is not a placeholder
 // (or points past the attachments).
 const std::string* attachment_of(const Packet& packet, const boost::json::value& value);
+// The same over attachments kept apart from their packet (a client's received event).
+const std::string* attachment_of(const std::vector<std::string>& attachments, const boost::json::value& value);
 
 // The text packet. An EVENT or ACK with attachments is written as BINARY_EVENT/BINARY_ACK with
 // the attachment count, as socket.io-parser's Encoder does; the attachments themselves are

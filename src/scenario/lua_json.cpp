@@ -13,6 +13,9 @@ int null_sentinel_storage;
 
 constexpr std::size_t kMaxDepth = 200;
 
+// The hook of the lua_to_json call in progress (the conversion is recursive and synchronous).
+thread_local const TableHook* active_table_hook = nullptr;
+
 // The tables being converted, outermost first: a table among them is a cycle, which JSON
 // cannot hold (and which would otherwise be reported at a path 200 levels deep).
 using Ancestors = std::vector<std::pair<const void*, std::string>>;
@@ -114,6 +117,9 @@ boost::json::value convert(lua_State* L, int index, const std::string& path, Anc
     }
     case LUA_TTABLE:
       if (!lua_checkstack(L, 4)) throw JsonConversionError("Lua stack exhausted at " + path);
+      if (active_table_hook != nullptr) {
+        if (auto replaced = (*active_table_hook)(L, index)) return std::move(*replaced);
+      }
       return convert_table(L, index, path, ancestors);
     case LUA_TLIGHTUSERDATA:
       if (lua_touserdata(L, index) == json_null_sentinel()) return nullptr;
@@ -132,8 +138,20 @@ boost::json::value lua_to_json(lua_State* L, int index) {
   return convert(L, index, "value", ancestors);
 }
 
-void push_json(lua_State* L, const boost::json::value& v) {
+boost::json::value lua_to_json(lua_State* L, int index, const TableHook& hook) {
+  struct Restore {
+    const TableHook* previous = active_table_hook;
+    ~Restore() { active_table_hook = previous; }
+  } restore;
+  active_table_hook = &hook;
+  return lua_to_json(L, index);
+}
+
+namespace {
+
+void push_value(lua_State* L, const boost::json::value& v, const ValueHook* hook) {
   luaL_checkstack(L, 4, "JSON nested too deep");
+  if (hook != nullptr && (*hook)(L, v)) return;
   switch (v.kind()) {
     case boost::json::kind::null:
       lua_pushlightuserdata(L, json_null_sentinel());
@@ -160,7 +178,7 @@ void push_json(lua_State* L, const boost::json::value& v) {
       lua_createtable(L, static_cast<int>(arr.size()), 0);
       int i = 1;
       for (const auto& item : arr) {
-        push_json(L, item);
+        push_value(L, item, hook);
         lua_rawseti(L, -2, i++);
       }
       return;
@@ -170,12 +188,18 @@ void push_json(lua_State* L, const boost::json::value& v) {
       lua_createtable(L, 0, static_cast<int>(obj.size()));
       for (const auto& kv : obj) {
         lua_pushlstring(L, kv.key().data(), kv.key().size());
-        push_json(L, kv.value());
+        push_value(L, kv.value(), hook);
         lua_rawset(L, -3);
       }
       return;
     }
   }
 }
+
+}  // namespace
+
+void push_json(lua_State* L, const boost::json::value& v) { push_value(L, v, nullptr); }
+
+void push_json(lua_State* L, const boost::json::value& v, const ValueHook& hook) { push_value(L, v, &hook); }
 
 }  // namespace stampede::scenario

@@ -6,6 +6,8 @@
 // (so an empty table is `{}`: Phoenix payloads want objects). `stampede.json.null`
 // (a light userdata) stands for JSON null both ways, so arrays keep their holes.
 #include <boost/json/value.hpp>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +23,14 @@ struct JsonConversionError : std::runtime_error {
 
 boost::json::value lua_to_json(lua_State* L, int index);
 void push_json(lua_State* L, const boost::json::value& v);
+
+// With a say over parts of the value, for the modules whose data carries what JSON cannot
+// (Socket.IO's binary attachments): a table the hook converts is not walked further; a value
+// the hook pushed (returning true) replaces its JSON.
+using TableHook = std::function<std::optional<boost::json::value>(lua_State* L, int index)>;
+using ValueHook = std::function<bool(lua_State* L, const boost::json::value& v)>;
+boost::json::value lua_to_json(lua_State* L, int index, const TableHook& hook);
+void push_json(lua_State* L, const boost::json::value& v, const ValueHook& hook);
 // The light userdata that stands for JSON null.
 void* json_null_sentinel();
 

@@ -27,6 +27,12 @@ void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through 
   lua_setfield(L, -2, "stampede.channels");
   lua_pushcfunction(L, open_liveview_module);
   lua_setfield(L, -2, "stampede.liveview");
+  lua_pushcfunction(L, open_sse_module);
+  lua_setfield(L, -2, "stampede.sse");
+  lua_pushcfunction(L, open_graphql_ws_module);
+  lua_setfield(L, -2, "stampede.graphql_ws");
+  lua_pushcfunction(L, open_socketio_module);
+  lua_setfield(L, -2, "stampede.socketio");
   lua_pop(L, 2);
 }
 

@@ -29,6 +29,9 @@ int open_error_module(lua_State* L);
 int open_websocket_module(lua_State* L);
 int open_channels_module(lua_State* L);
 int open_liveview_module(lua_State* L);
+int open_sse_module(lua_State* L);
+int open_graphql_ws_module(lua_State* L);
+int open_socketio_module(lua_State* L);
 
 // Loads `source` (a chunk named `chunk_name`: one of module_lua.hpp's files) and calls it with
 // the table on top of the stack, returning what it returns: how a module adds its Lua half.

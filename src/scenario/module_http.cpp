@@ -38,8 +38,8 @@ bool has_header(const Pairs& headers, std::string_view name) {
   return false;
 }
 
-constexpr const char* kRequestOptions[] = {"headers", "query", "body",     "json",    "form",
-                                           "timeout", "redirects", "name", "insecure"};
+constexpr const char* kRequestOptions[] = {"headers", "query",     "body", "json",     "form",
+                                           "timeout", "redirects", "name", "insecure", "http2"};
 
 // A misspelt option (`timeoutt`, `header`) would otherwise be ignored without a word, and
 // the request sent without what the scenario meant it to carry. So would all but one of
@@ -137,6 +137,14 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
   lua_getfield(L, index, "insecure");
   if (!lua_isnil(L, -1)) req.insecure = lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
+
+  lua_getfield(L, index, "http2");
+  if (lua_type(L, -1) == LUA_TBOOLEAN) {
+    req.http2 = lua_toboolean(L, -1) != 0;
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "http: http2 is true or false, not a %s", luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
 }
 
 // The response table's own keys, interned once per Lua state and kept in a registry
@@ -144,10 +152,17 @@ void read_request_options(lua_State* L, int index, clients::HttpRequest& req) {
 // and walking the string table) cost more than the rest of the table (callgrind: ~300
 // instructions per lua_setfield with a C string key).
 // A key's number is its index in kResponseKeyNames plus one (the registry array's index).
-enum ResponseKey { kStatus = 1, kBody, kUrl, kDuration, kError, kErrorReason, kHeaders };
-constexpr const char* kResponseKeyNames[] = {"status", "body", "url", "duration", "error", "error_reason", "headers"};
+// The protocol names res.proto takes are interned the same way, after the keys.
+enum ResponseKey { kStatus = 1, kBody, kUrl, kDuration, kError, kErrorReason, kHeaders, kProto, kHttp11, kHttp10, kHttp2 };
+constexpr const char* kResponseKeyNames[] = {"status",  "body",  "url",      "duration", "error",  "error_reason",
+                                             "headers", "proto", "HTTP/1.1", "HTTP/1.0", "HTTP/2"};
 constexpr int kResponseKeyCount = static_cast<int>(std::size(kResponseKeyNames));
-static_assert(kHeaders == kResponseKeyCount, "one name per ResponseKey, in the enum's order");
+static_assert(kHttp2 == kResponseKeyCount, "one name per ResponseKey, in the enum's order");
+
+ResponseKey proto_name(std::string_view proto) {
+  if (proto == "HTTP/2") return kHttp2;
+  return proto == "HTTP/1.0" ? kHttp10 : kHttp11;
+}
 int response_keys_key;
 
 void make_response_keys(lua_State* L) {
@@ -188,6 +203,8 @@ int push_response(lua_State* L, const clients::HttpResponse& res) {
   set(kUrl);
   lua_pushnumber(L, static_cast<double>(res.duration) / kMilli);
   set(kDuration);
+  lua_rawgeti(L, keys, proto_name(res.proto));
+  set(kProto);
   if (!res.error.empty()) {
     lua_pushlstring(L, res.error.data(), res.error.size());
     set(kError);
@@ -231,6 +248,7 @@ int l_request(lua_State* L) {
   req.url = rt->context().take_text();  // given back when the request is done: no allocation
   req.url.assign(url, url_size);
   req.insecure = rt->env().insecure;
+  req.http2 = rt->http2_default();
   read_request_options(L, 3, req);
   Vu& vu = require_vu(L, "http.request");
   const bool named = !req.name.empty();
@@ -252,6 +270,94 @@ int l_request(lua_State* L) {
     return named ? luaL_error(L, "http: name: %s; give the request another name", clash.c_str())
                  : luaL_error(L, "http: %s, and the HTTP client records it", clash.c_str());
   }
+  return lua_yield(L, 0);
+}
+
+// One request of a batch: a URL (GET), or { method, url, options } as http.request takes them.
+clients::HttpRequest batch_entry(lua_State* L, ScenarioRuntime* rt, int list, int i) {
+  clients::HttpRequest req;
+  req.insecure = rt->env().insecure;
+  req.http2 = rt->http2_default();
+  lua_rawgeti(L, list, i);
+  const int entry = lua_gettop(L);
+  if (lua_type(L, entry) == LUA_TSTRING) {
+    req.url = lua_tostring(L, entry);
+  } else if (lua_istable(L, entry)) {
+    lua_rawgeti(L, entry, 1);
+    lua_rawgeti(L, entry, 2);
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING) {
+      luaL_error(L, "http.batch: request %d is { method, url, options }: method and url are strings", i);
+    }
+    req.method = lua_tostring(L, -2);
+    for (char& c : req.method) {
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    }
+    req.url = lua_tostring(L, -1);
+    lua_pop(L, 2);
+    lua_rawgeti(L, entry, 3);
+    read_request_options(L, lua_gettop(L), req);
+    lua_pop(L, 1);
+  } else {
+    luaL_error(L, "http.batch: request %d is a URL or { method, url, options }, not a %s", i, luaL_typename(L, entry));
+  }
+  lua_pop(L, 1);
+  return req;
+}
+
+// The default of `parallel`: k6's for http.batch (its `batch` option).
+constexpr int kBatchParallel = 20;
+
+// http.batch(requests, { parallel = N }): the responses, in the requests' order.
+int l_batch(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  const int count = static_cast<int>(lua_objlen(L, 1));
+  if (count == 0) luaL_error(L, "http.batch: give at least one request");
+  int parallel = kBatchParallel;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 2) != 0) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) != LUA_TSTRING || std::strcmp(lua_tostring(L, -1), "parallel") != 0) {
+        luaL_error(L, "http.batch: unknown option %s: expected parallel",
+                   lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+      }
+    }
+    lua_getfield(L, 2, "parallel");
+    if (!lua_isnil(L, -1)) {
+      const double n = lua_tonumber(L, -1);
+      if (lua_type(L, -1) != LUA_TNUMBER || !(n >= 1) || n != std::floor(n) || n > 1000) {
+        luaL_error(L, "http.batch: parallel is how many requests may be in flight at once (1-1000)");
+      }
+      parallel = static_cast<int>(n);
+    }
+    lua_pop(L, 1);
+  }
+  std::vector<clients::HttpRequest> requests;
+  requests.reserve(static_cast<std::size_t>(count));
+  for (int i = 1; i <= count; ++i) requests.push_back(batch_entry(L, rt, 1, i));
+  Vu& vu = require_vu(L, "http.batch");
+  std::string clash;
+  try {
+    rt->http_of(vu).batch(std::move(requests), static_cast<std::size_t>(parallel),
+                          [&vu, epoch = vu.epoch](std::vector<clients::HttpResponse>&& responses) {
+                            bool exhausted = false;
+                            for (const auto& res : responses) exhausted = exhausted || res.local_exhaustion;
+                            if (vu.epoch == epoch) vu.note_local_exhaustion(exhausted);
+                            vu.runtime->resume(vu, epoch, [&responses](lua_State* co) {
+                              lua_createtable(co, static_cast<int>(responses.size()), 0);
+                              for (std::size_t i = 0; i < responses.size(); ++i) {
+                                push_response(co, responses[i]);
+                                lua_rawseti(co, -2, static_cast<int>(i + 1));
+                              }
+                              return 1;
+                            });
+                          });
+  } catch (const std::invalid_argument& e) {
+    clash = e.what();
+  }
+  if (!clash.empty()) return luaL_error(L, "http.batch: name: %s; give the request another name", clash.c_str());
   return lua_yield(L, 0);
 }
 
@@ -304,6 +410,8 @@ int open_http_module(lua_State* L) {
   lua_createtable(L, 0, 10);
   lua_pushcfunction(L, l_request);
   lua_setfield(L, -2, "request");
+  lua_pushcfunction(L, l_batch);
+  lua_setfield(L, -2, "batch");
   run_module_lua(L, module_lua::http_lua, "=stampede.http");
   return 1;
 }

@@ -115,7 +115,8 @@ std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
                                                 "start_rate", "rate_stages", "max_vus",       "graceful_stop",
-                                                "thresholds", "local_addresses", "insecure",   "find_limit"};
+                                                "thresholds", "local_addresses", "insecure",   "find_limit",
+                                                "http2"};
   return keys;
 }
 
@@ -152,6 +153,9 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.find_limit = read_find_limit_option(L, v, at);
     } else if (key == "insecure") {
       o.insecure = lua_toboolean(L, v) != 0;
+    } else if (key == "http2") {
+      if (lua_type(L, v) != LUA_TBOOLEAN) throw ScenarioError(at + ": expected true or false");
+      o.http2 = lua_toboolean(L, v) != 0;
     } else if (key == "local_addresses") {
       if (lua_type(L, v) == LUA_TSTRING) {
         o.local_addresses.emplace_back(lua_tostring(L, v));

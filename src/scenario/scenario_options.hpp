@@ -30,6 +30,7 @@ struct ScenarioOptions {
   std::vector<ThresholdOption> thresholds;
   std::vector<std::string> local_addresses;
   bool insecure = false;
+  bool http2 = false;  // stampede.http requests use HTTP/2 unless they say http2 = false
   std::optional<FindLimitOption> find_limit;  // how --find-limit steps the load
 };
 

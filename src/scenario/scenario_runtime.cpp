@@ -153,6 +153,15 @@ void ScenarioRuntime::load_scenario() {
   lua_getfield(L_, -1, "name");
   name_ = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : scenario_name_from_path(path);
   lua_pop(L_, 1);
+  // options.http2, every request's default: read where each worker loads the scenario
+  // (read_options checked it before the run).
+  lua_getfield(L_, -1, "options");
+  if (lua_istable(L_, -1)) {
+    lua_getfield(L_, -1, "http2");
+    http2_default_ = lua_toboolean(L_, -1) != 0;
+    lua_pop(L_, 1);
+  }
+  lua_pop(L_, 1);
   scenario_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 
   // vu.data: setup()'s result, decoded once per worker and shared by its VUs.

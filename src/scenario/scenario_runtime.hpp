@@ -64,6 +64,8 @@ class ScenarioRuntime {
   // interrupted since `epoch`.
   void resume(Vu& vu, std::uint64_t epoch, const std::function<int(lua_State*)>& push);
   clients::HttpSession& http_of(Vu& vu);
+  // options.http2: whether stampede.http requests use HTTP/2 unless they say otherwise.
+  bool http2_default() const { return http2_default_; }
 
  private:
   void load_scenario();
@@ -80,6 +82,7 @@ class ScenarioRuntime {
   int lifecycle_main_ref_ = -2;
   int data_ref_ = -2;
   std::string name_;
+  bool http2_default_ = false;
   std::vector<std::unique_ptr<Vu>> vus_;
   std::unordered_map<lua_State*, Vu*> by_thread_;
   std::unique_ptr<Vu> lifecycle_vu_;

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <exception>
 
+#include "proto/http2_server_codec.hpp"
 #include "target/channels_hub.hpp"
+#include "target/h2_connection.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
 #include "target/truth.hpp"
@@ -88,7 +90,39 @@ void Connection::wait_readable() {
   });
 }
 
+bool Connection::sort_out_first_bytes(std::string_view& bytes) {
+  if (!first_bytes_.empty()) {
+    first_bytes_.append(bytes);
+    bytes = first_bytes_;  // lives until the connection ends: the parser copies what it keeps
+  }
+  const std::string_view preface = proto::kHttp2Preface;
+  if (bytes.size() < preface.size() && preface.substr(0, bytes.size()) == bytes) {
+    if (first_bytes_.empty()) first_bytes_.assign(bytes);
+    return false;  // "PRI * HT...": wait for the rest
+  }
+  first_read_ = false;
+  if (bytes.substr(0, preface.size()) == preface) {
+    hand_over_to_http2(bytes);
+    return false;
+  }
+  return true;
+}
+
+void Connection::hand_over_to_http2(std::string_view bytes) {
+  // As for a WebSocket: the socket lives on in the HTTP/2 connection, this one is over (and
+  // has no operation pending on it: it is reading, in this very handler).
+  closed_ = true;
+  reading_ = false;
+  linger_timer_.cancel();
+  auto http2 = std::make_shared<H2Connection>(worker_, nullptr);
+  // Posted: the HTTP/2 connection reads into the same scratch buffer `bytes` may be in.
+  asio::post(worker_.io(), [http2, socket = std::move(socket_), early = std::string(bytes)]() mutable {
+    http2->start(std::move(socket), std::move(early));
+  });
+}
+
 void Connection::consume(std::string_view bytes) {
+  if (first_read_ && !sort_out_first_bytes(bytes)) return;
   while (!bytes.empty() && reading_) {
     bytes.remove_prefix(parser_.feed(bytes));
     if (parser_.done()) {
@@ -131,6 +165,10 @@ void Connection::dispatch(Nanos received_at) {
   }
   if (wants_websocket(request, path)) {
     answer_websocket(slot, path, query);
+    return;
+  }
+  if (path == kEventStreamPath && (request.method == "GET" || request.method == "POST")) {
+    answer_event_stream(slot, query);
     return;
   }
 
@@ -216,6 +254,30 @@ void Connection::hand_over_to_websocket() {
   upgrade_.reset();
   // Posted: the WebSocket reads into the same scratch buffer this read may still be using.
   asio::post(worker_.io(), [websocket] { websocket->start(); });
+}
+
+void Connection::answer_event_stream(PendingResponse& slot, std::string_view query) {
+  // A stream is not a calibrated request: neither held nor counted in the truth.
+  slot.measured = false;
+  slot.ready = true;
+  auto answer = plan_event_stream(parser_.request(), query);
+  if (!answer.plan) {
+    slot.response.set_owned(400, kText, std::move(answer.error));
+    return;
+  }
+  // Written like an upgrade's 101: the head goes out as it is, then the socket is handed over.
+  slot.upgrade = true;
+  slot.response.body = event_stream_head(*answer.plan);
+  event_stream_ = std::make_unique<EventStreamPlan>(std::move(*answer.plan));
+  reading_ = false;  // nothing after this request is read as HTTP
+}
+
+void Connection::hand_over_to_event_stream() {
+  closed_ = true;
+  linger_timer_.cancel();
+  auto stream = std::make_shared<EventStreamConnection>(worker_, std::move(socket_), std::move(*event_stream_));
+  event_stream_.reset();
+  asio::post(worker_.io(), [stream] { stream->start(); });
 }
 
 void Connection::hold(PendingResponse& slot, Nanos delay) {
@@ -314,6 +376,10 @@ void Connection::finish_write() {
   out_.clear();
   if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
 
+  if (upgraded && event_stream_) {
+    hand_over_to_event_stream();
+    return;
+  }
   if (upgraded) {
     hand_over_to_websocket();
     return;

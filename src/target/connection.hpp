@@ -7,6 +7,9 @@
 // The held time runs from "fully received" (the parser completed the request) to "response
 // written" (the moment the last byte was handed to the kernel), on the monotonic clock.
 //
+// A connection whose first bytes are HTTP/2's connection preface speaks HTTP/2 with prior
+// knowledge (h2c): it is handed to an H2Connection (h2_connection.hpp) with those bytes.
+//
 // A protocol upgrade (WebSocket and the Phoenix protocols over it) is decided in dispatch(),
 // before the route table: the connection stops reading HTTP, queues the 101 behind the
 // responses it still owes, and once that is written hands its socket and any bytes already
@@ -18,6 +21,8 @@
 #include "common/clock.hpp"
 #include "proto/http_request_parser.hpp"
 #include "target/asio_types.hpp"
+#include "target/event_stream.hpp"
+#include "target/held_responder.hpp"
 #include "target/response_queue.hpp"
 #include "target/websocket_upgrade.hpp"
 
@@ -25,13 +30,13 @@ namespace stampede::target {
 
 class Worker;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public HeldResponder, public std::enable_shared_from_this<Connection> {
  public:
   Connection(Worker& worker, Socket socket);
 
   void start();
   // The hold of `slot` is over (Worker::hold): it may be written.
-  void end_hold(PendingResponse& slot);
+  void end_hold(PendingResponse& slot) override;
 
  private:
   // Reads what the socket has (without blocking) and parses it; then waits for more.
@@ -42,6 +47,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void answer_control(PendingResponse& slot, std::string_view path, std::string_view method);
   void answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query);
   void hand_over_to_websocket();
+  void answer_event_stream(PendingResponse& slot, std::string_view query);
+  void hand_over_to_event_stream();
+  // The first bytes read: the HTTP/2 preface (h2c) or not. Returns whether `bytes` (updated to
+  // what HTTP/1.1 should parse) is for this connection; false once handed over or waiting for more.
+  bool sort_out_first_bytes(std::string_view& bytes);
+  void hand_over_to_http2(std::string_view bytes);
   void hold(PendingResponse& slot, Nanos delay);
   void answer_bad_request();
   void peer_closed_sending();
@@ -64,8 +75,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ResponseQueue queue_;
   std::string out_;               // the bytes of the write in flight
   std::unique_ptr<WsPlan> upgrade_;  // an accepted upgrade, until its 101 is written
+  std::unique_ptr<EventStreamPlan> event_stream_;  // GET /events, until its head is written
   std::size_t in_flight_ = 0;     // queue slots covered by that write
   Timer linger_timer_;
+  std::string first_bytes_;      // the start of a read too short to tell HTTP/2's preface from HTTP/1.1
+  bool first_read_ = true;        // nothing consumed yet: it may be HTTP/2's preface
   bool reading_ = true;           // false once no further request will be read
   bool paused_ = false;           // too many responses owed: stop reading until they drain
   bool peer_done_sending_ = false;

@@ -52,6 +52,12 @@ int run_target_command(const TargetOptions& options) {
              "stampede target listening on {} (delay {}; LiveView {} under /, 0.20 under /lv020, 1.x under /lv1x)\n",
              listen_url(options.listen.host, server.port()), format_delay_spec(options.delay),
              dialect_name(options.liveview));
+  if (options.tls_listen) {
+    fmt::print(stderr, "stampede target: HTTP/2 over TLS on https://{}:{} (self-signed certificate: use --insecure)\n",
+               options.tls_listen->host.find(':') != std::string::npos ? "[" + options.tls_listen->host + "]"
+                                                                       : options.tls_listen->host,
+               server.tls_port());
+  }
 
   int stop_signal = 0;
   signals.async_wait([&stop_signal](const boost::system::error_code& ec, int number) {

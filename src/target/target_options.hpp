@@ -15,6 +15,9 @@ namespace stampede::target {
 
 struct TargetOptions {
   ListenAddress listen;                // --listen (port 0: any free port, see TargetServer::port())
+  // --tls-listen: HTTP/2 over TLS (h2) here too, with a self-signed certificate (port 0: any
+  // free port, see TargetServer::tls_port()). The --listen port serves h2c besides HTTP/1.1.
+  std::optional<ListenAddress> tls_listen;
   DelaySpec delay = FixedDelay{0};     // --delay
   std::optional<CapacitySpec> capacity;  // --capacity: past N requests in flight, each held longer
   std::optional<std::uint64_t> seed;   // --seed; absent: a random seed per start

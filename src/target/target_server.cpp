@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "target/channels_hub.hpp"
 #include "target/liveview_posts_store.hpp"
+#include "target/self_signed_tls.hpp"
 #include "target/target_routes.hpp"
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
@@ -34,6 +36,8 @@ struct TargetServer::Impl {
   std::unique_ptr<TruthCollector> collector;
   std::vector<std::thread> threads;
   std::uint16_t port = 0;
+  std::uint16_t tls_port = 0;
+  std::unique_ptr<boost::asio::ssl::context> tls;  // --tls-listen's; outlives the workers
   Phase phase = Phase::Created;
   std::vector<Nanos> final_held;  // the workers' record, kept after stop()
 };
@@ -71,6 +75,28 @@ void TargetServer::Impl::start() {
                                          e.code().message()));
   }
   port = endpoint.port();
+
+  if (options.tls_listen) {
+    const auto tls_address = boost::asio::ip::make_address(options.tls_listen->host, ec);
+    if (ec) {
+      workers.clear();
+      throw std::runtime_error(fmt::format("cannot listen on {}: not an IP address", options.tls_listen->host));
+    }
+    tls = make_h2_server_tls();
+    shared.tls = tls.get();
+    boost::asio::ip::tcp::endpoint tls_endpoint(tls_address, options.tls_listen->port);
+    try {
+      for (auto& worker : workers) {
+        worker->listen_tls(tls_endpoint, options.threads > 1 || options.share_port);
+        tls_endpoint.port(worker->tls_port());
+      }
+    } catch (const boost::system::system_error& e) {
+      workers.clear();
+      throw std::runtime_error(fmt::format("cannot listen on {}:{}: {}", options.tls_listen->host,
+                                           options.tls_listen->port, e.code().message()));
+    }
+    tls_port = tls_endpoint.port();
+  }
 
   std::vector<Worker*> worker_pointers;
   std::vector<asio::io_context*> loops;
@@ -112,6 +138,7 @@ void TargetServer::start() {
 }
 
 std::uint16_t TargetServer::port() const { return impl_->port; }
+std::uint16_t TargetServer::tls_port() const { return impl_->tls_port; }
 
 Truth TargetServer::truth() const {
   if (impl_->phase == Impl::Phase::Running) return impl_->collector->collect_now();

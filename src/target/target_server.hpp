@@ -30,6 +30,8 @@ class TargetServer {
 
   // The bound port (the kernel's choice when listening on port 0); 0 before start().
   std::uint16_t port() const;
+  // The TLS listener's port (TargetOptions::tls_listen); 0 without one, or before start().
+  std::uint16_t tls_port() const;
 
   // What the workers held since start or the last reset (after stop(): the final record).
   Truth truth() const;

@@ -9,6 +9,7 @@
 
 #include "target/channels_hub.hpp"
 #include "target/connection.hpp"
+#include "target/h2_connection.hpp"
 
 namespace stampede::target {
 namespace {
@@ -42,7 +43,9 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
       read_buffer_(kReadBufferBytes, '\0'),
       io_(1),
       acceptor_(io_.get_executor()),
+      tls_acceptor_(io_.get_executor()),
       accept_backoff_(io_.get_executor()),
+      tls_accept_backoff_(io_.get_executor()),
       hold_timer_(io_.get_executor()) {
   held_.reserve(kHeldTimesReserve);
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
@@ -83,17 +86,28 @@ void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
 
 std::uint16_t Worker::port() const { return acceptor_.local_endpoint().port(); }
 
+void Worker::listen_tls(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
+  tls_acceptor_.open(endpoint.protocol());
+  tls_acceptor_.set_option(asio::socket_base::reuse_address(true));
+  if (share_port) tls_acceptor_.set_option(ReusePort(true));
+  tls_acceptor_.bind(endpoint);
+  tls_acceptor_.listen(asio::socket_base::max_listen_connections);
+}
+
+std::uint16_t Worker::tls_port() const { return tls_acceptor_.local_endpoint().port(); }
+
 void Worker::run() {
   // Linux lets a timer fire up to 50 us late by default so wake-ups can be batched; holds
   // should end when they are due.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   accept_next();
+  if (tls_acceptor_.is_open()) accept_next_tls();
   io_.run();
 }
 
 void Worker::stop() { io_.stop(); }
 
-void Worker::hold(Nanos due, std::shared_ptr<Connection> connection, PendingResponse& slot) {
+void Worker::hold(Nanos due, std::shared_ptr<HeldResponder> connection, PendingResponse& slot) {
   holds_.push(due, HeldResponse{std::move(connection), &slot});
   arm_hold_timer();
 }
@@ -126,27 +140,33 @@ void Worker::arm_hold_timer() {
 
 void Worker::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {
-    if (!ec) {
-      std::make_shared<Connection>(*this, std::move(socket))->start();
-      accept_next();
-      return;
-    }
-    if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) return;
-    // The peer gave up while still queued: nothing wrong with the next one.
-    if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset ||
-        ec == asio::error::interrupted) {
-      accept_next();
-      return;
-    }
-    back_off_then_accept(ec);  // EMFILE, ENFILE, ENOBUFS, ENOMEM, ...
+    if (ec) return accept_failed(ec, &Worker::accept_next);
+    std::make_shared<Connection>(*this, std::move(socket))->start();
+    accept_next();
   });
 }
 
-void Worker::back_off_then_accept(const boost::system::error_code& ec) {
+void Worker::accept_next_tls() {
+  tls_acceptor_.async_accept([this](const boost::system::error_code& ec, Socket socket) {
+    if (ec) return accept_failed(ec, &Worker::accept_next_tls);
+    std::make_shared<H2Connection>(*this, shared_.tls)->start(std::move(socket));
+    accept_next_tls();
+  });
+}
+
+void Worker::accept_failed(const boost::system::error_code& ec, void (Worker::*again)()) {
+  if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) return;
+  // The peer gave up while still queued: nothing wrong with the next one.
+  if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset ||
+      ec == asio::error::interrupted) {
+    return (this->*again)();
+  }
+  // EMFILE, ENFILE, ENOBUFS, ENOMEM, ...
   report_accept_trouble(ec);
-  accept_backoff_.expires_after(kAcceptBackoff);
-  accept_backoff_.async_wait([this](const boost::system::error_code& wait_ec) {
-    if (!wait_ec) accept_next();
+  Timer& backoff = again == &Worker::accept_next ? accept_backoff_ : tls_accept_backoff_;
+  backoff.expires_after(kAcceptBackoff);
+  backoff.async_wait([this, again](const boost::system::error_code& wait_ec) {
+    if (!wait_ec) (this->*again)();
   });
 }
 

@@ -12,6 +12,7 @@
 #include "target/asio_types.hpp"
 #include "target/capacity_limit.hpp"
 #include "target/delay_sampler.hpp"
+#include "target/held_responder.hpp"
 #include "target/hold_queue.hpp"
 #include "target/http_date.hpp"
 #include "target/liveview_dialect.hpp"
@@ -25,6 +26,13 @@ struct PendingResponse;
 class ChannelsHub;
 class ChannelsBus;
 class LiveViewPostsStore;
+}  // namespace stampede::target
+
+namespace boost::asio::ssl {
+class context;
+}
+
+namespace stampede::target {
 
 // What all workers read and none change after start.
 struct WorkerShared {
@@ -38,6 +46,7 @@ struct WorkerShared {
   bool ws_compress = false;              // accept permessage-deflate when offered
   LiveViewDialect liveview_dialect = LiveViewDialect::V1;  // of the pages under "/" and /live/websocket
   LiveViewPostsStore* liveview_posts = nullptr;            // the LiveView demo's posts
+  boost::asio::ssl::context* tls = nullptr;  // the TLS listener's (--tls-listen): HTTP/2 only
 };
 
 class Worker {
@@ -50,6 +59,9 @@ class Worker {
   // bound by the other workers too (SO_REUSEPORT: the kernel spreads connections).
   void listen(const asio::ip::tcp::endpoint& endpoint, bool share_port);
   std::uint16_t port() const;
+  // The same for the TLS listener (HTTP/2 over TLS, WorkerShared::tls).
+  void listen_tls(const asio::ip::tcp::endpoint& endpoint, bool share_port);
+  std::uint16_t tls_port() const;
 
   // Runs the loop on the calling thread until stop().
   void run();
@@ -77,20 +89,23 @@ class Worker {
   void return_output_buffer(std::string& buffer);
   ChannelsBus& channels();
 
-  // Holds `slot` of `connection` until `due`, then marks it ready and flushes the
-  // connection (unless it closed meanwhile). The hold keeps the connection alive.
-  void hold(Nanos due, std::shared_ptr<Connection> connection, PendingResponse& slot);
+  // Holds `slot` of `connection` until `due`, then calls its end_hold (which marks it ready
+  // and writes it, unless the connection closed meanwhile). The hold keeps the connection alive.
+  void hold(Nanos due, std::shared_ptr<HeldResponder> connection, PendingResponse& slot);
   // A connection read requests: ends the holds that are due (see HoldQueue).
   void requests_read();
 
  private:
   struct HeldResponse {
-    std::shared_ptr<Connection> connection;
+    std::shared_ptr<HeldResponder> connection;
     PendingResponse* slot;
   };
 
   void accept_next();
-  void back_off_then_accept(const boost::system::error_code& ec);
+  void accept_next_tls();
+  // An accept failed: stops when the acceptor closed, else calls `again` (now, or after a
+  // back-off when the process is out of descriptors or memory).
+  void accept_failed(const boost::system::error_code& ec, void (Worker::*again)());
   std::size_t end_due_holds(Nanos now);
   void arm_hold_timer();
 
@@ -109,7 +124,9 @@ class Worker {
   // pending handlers, which own the connections, which use that state until they go.
   asio::io_context io_;
   Acceptor acceptor_;
+  Acceptor tls_acceptor_;
   Timer accept_backoff_;
+  Timer tls_accept_backoff_;
   // After io_, so the held connections go while their loop still exists.
   HoldQueue<HeldResponse> holds_;
   Timer hold_timer_;

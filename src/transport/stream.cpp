@@ -128,6 +128,7 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
       : stream(s), endpoints(std::move(e)), options(std::move(o)), done(std::move(d)) {}
 
   Stream& stream;
+  bool as_server = false;  // async_accept: the server's side of the handshake
   Resolver::Endpoints endpoints;
   ConnectOptions options;
   ConnectHandler done;
@@ -188,6 +189,11 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
 
   void handshake() {
     SSL* ssl = stream.tls_->layer().native_handle();
+    if (as_server) return handshake_step({});
+    if (!options.alpn.empty()) {
+      SSL_set_alpn_protos(ssl, reinterpret_cast<const unsigned char*>(options.alpn.data()),
+                          static_cast<unsigned>(options.alpn.size()));
+    }
     const std::string& name = options.server_name;
     const bool ip = is_ip_literal(name);
     if (!ip && !name.empty()) SSL_set_tlsext_host_name(ssl, name.c_str());
@@ -211,7 +217,7 @@ struct Stream::ConnectOp : std::enable_shared_from_this<ConnectOp> {
     Tls& tls = *stream.tls_;
     boost::system::error_code ec;
     if (!tls.flush(ec)) return ec ? on_handshake(ec) : wait(Stream::Socket::wait_write);
-    tls.layer().handshake(asio::ssl::stream_base::client, ec);
+    tls.layer().handshake(as_server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client, ec);
     if (ec == asio::error::would_block) {
       return wait(tls.queued() != 0 ? Stream::Socket::wait_write : Stream::Socket::wait_read);
     }
@@ -249,6 +255,30 @@ Stream::~Stream() { close(); }
 void Stream::async_connect(Resolver::Endpoints endpoints, ConnectOptions options, ConnectHandler done) {
   auto op = std::make_shared<ConnectOp>(*this, std::move(endpoints), std::move(options), std::move(done));
   asio::post(socket_.get_executor(), [op] { op->try_next(); });
+}
+
+void Stream::async_accept(Socket socket, ConnectHandler done) {
+  socket_ = std::move(socket);
+  auto op = std::make_shared<ConnectOp>(*this, nullptr, ConnectOptions{}, std::move(done));
+  op->as_server = true;
+  asio::post(socket_.get_executor(), [op] {
+    Stream& stream = op->stream;
+    boost::system::error_code ec;
+    if (stream.socket_.is_open()) stream.socket_.set_option(tcp::no_delay(true), ec);
+    if (!ec && stream.socket_.is_open()) stream.socket_.non_blocking(true, ec);
+    if (!stream.socket_.is_open()) ec = asio::error::operation_aborted;
+    if (ec) return op->finish(Failure{Step::connect, ec, {}});
+    if (stream.tls_) return op->handshake();
+    op->finish(std::nullopt);
+  });
+}
+
+std::string_view Stream::negotiated_protocol() {
+  if (!tls_) return {};
+  const unsigned char* name = nullptr;
+  unsigned size = 0;
+  SSL_get0_alpn_selected(tls_->layer().native_handle(), &name, &size);
+  return name == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(name), size);
 }
 
 std::size_t Stream::read_available(asio::mutable_buffer into, boost::system::error_code& ec) {

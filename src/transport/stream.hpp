@@ -40,6 +40,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -68,6 +69,10 @@ class Stream {
     SourceAddresses sources;  // bind to the next of these before connecting (empty: don't bind)
     std::string server_name;  // TLS: sent as SNI (unless an IP address) and matched by the certificate
     bool verify = true;       // TLS: verify the certificate chain and the name
+    // TLS: the application protocols offered (ALPN), in its wire format: each name after its
+    // length byte ("\x02h2\x08http/1.1"). Must outlive the connection attempt (a constant).
+    // Empty: none offered.
+    std::string_view alpn;
   };
   // Called with nullptr once connected (and, for TLS, handshaken), otherwise with what failed.
   using ConnectHandler = std::function<void(const Failure* failure)>;
@@ -76,6 +81,14 @@ class Stream {
   // from the loop, never inside this call. Closing the stream meanwhile ends the attempt
   // (with operation_aborted).
   void async_connect(Resolver::Endpoints endpoints, ConnectOptions options, ConnectHandler done);
+
+  // The server side of a connection the caller accepted: takes `socket` over and, for a TLS
+  // stream (whose context must be a server's), does the server's handshake. `done` as for
+  // async_connect (Step::handshake when it fails).
+  void async_accept(Socket socket, ConnectHandler done);
+
+  // TLS: the application protocol agreed by ALPN ("h2", "http/1.1"), empty when none was.
+  std::string_view negotiated_protocol();
 
   // Writes all of `buffers`; handler(error_code, std::size_t bytes of `buffers` written),
   // run from the loop (on the stream's executor), never inside this call. One write at a

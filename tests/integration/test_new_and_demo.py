@@ -10,6 +10,7 @@ import unittest
 import urllib.request
 
 from harness import BIN, Result, Target, main, temp_dir
+from node_peer import NodePeer
 
 # What each kind must have measured for the run to count as really done.
 KINDS = {
@@ -17,7 +18,13 @@ KINDS = {
     "channels": ("channel.join", "--channels"),
     "live": ("live.event", "--live"),
     "websocket": ("ws.connect", "--websocket"),
+    "sse": ("sse.events", "--sse"),
+    "graphql-ws": ("graphql.messages", "--graphql-ws"),
+    "socketio": ("socketio.emit", "--socketio"),
 }
+# The kinds whose protocol the built-in target does not speak run against the reference
+# server of their tests instead (npm graphql-ws, npm socket.io).
+PEERS = {"graphql-ws": "graphql_server.js", "socketio": "socketio_server.js"}
 
 
 def stampede(args, cwd, env=None, timeout=90):
@@ -59,7 +66,7 @@ class NewTest(unittest.TestCase):
 
     def test_every_listed_kind_is_an_accepted_flag(self):
         # `--list` offered --http while the parser refused it ("not expected", exit 2).
-        listed = re.findall(r"(?m)^\s+--([a-z]+)\s", stampede(["new", "--list"], self.dir).stdout)
+        listed = re.findall(r"(?m)^\s+--([a-z-]+)\s", stampede(["new", "--list"], self.dir).stdout)
         self.assertEqual(sorted(listed), sorted(KINDS))
         for kind in listed:
             with self.subTest(kind=kind):
@@ -71,7 +78,7 @@ class NewTest(unittest.TestCase):
         self.assertEqual(read(os.path.join(self.dir, "loadtest", "listed_http.lua")).replace("listed_http", "N"),
                          read(os.path.join(self.dir, "loadtest", "default_kind.lua")).replace("default_kind", "N"))
         # --help shows the same kinds, and two kinds at once are refused.
-        help_flags = re.findall(r"(?m)^\s+--([a-z]+)\s+(?:Excludes|A )", stampede(["new", "--help"], self.dir).stdout)
+        help_flags = re.findall(r"(?m)^\s+--([a-z-]+)\s+(?:Excludes|A )", stampede(["new", "--help"], self.dir).stdout)
         self.assertEqual(sorted(help_flags), sorted(KINDS))
         r = stampede(["new", "two", "--http", "--channels"], self.dir)
         self.assertEqual(r.returncode, 2, r.stdout)
@@ -89,8 +96,13 @@ class NewTest(unittest.TestCase):
                 self.assertIn("reference/lua.md", text, "the comments point at the reference")
                 self.assertIn("thresholds", text)
                 self.assertNotIn("{{", text, "every placeholder is filled")
-                run = stampede(["run", path, "--vus", "2", "--duration", "2s", "-q"], self.dir,
-                               env={"BASE_URL": self.target.url})
+                peer = NodePeer(PEERS[kind]) if kind in PEERS else None
+                try:
+                    run = stampede(["run", path, "--vus", "2", "--duration", "2s", "-q"], self.dir,
+                                   env={"BASE_URL": peer.url if peer else self.target.url})
+                finally:
+                    if peer:
+                        peer.close()
                 self.assertEqual(run.returncode, 0, f"{kind}: {run.stdout}\n{run.stderr[-3000:]}")
                 self.assertRegex(run.stdout, r"(?m)^pass ", "the template's thresholds were judged")
                 self.assertNotRegex(run.stdout, r"(?m)^fail ")

@@ -110,6 +110,35 @@ TEST(EventStream, LastEventIdPersists) {
   EXPECT_EQ(run(parser, {"\n"}), std::vector{message("message", "e", "10")});
 }
 
+// What a client asks when the stream ends: would that lose anything? The last event ID
+// buffer keeps its value between events, so buffered() cannot answer it.
+TEST(EventStream, InEventSaysWhetherTheEndWouldLoseSomething) {
+  EventStreamParser parser;
+  EXPECT_FALSE(parser.in_event());
+  run(parser, {"id: 1\ndata: a\n\n"});
+  EXPECT_FALSE(parser.in_event());
+  EXPECT_GT(parser.buffered(), 0u);  // the id buffer, which persists
+  run(parser, {"data: b"});           // a line not ended
+  EXPECT_TRUE(parser.in_event());
+  run(parser, {"\n"});                // ended, but the event's blank line has not come
+  EXPECT_TRUE(parser.in_event());
+  run(parser, {"\n"});
+  EXPECT_FALSE(parser.in_event());
+  run(parser, {"event: x\n"});
+  EXPECT_TRUE(parser.in_event());
+  run(parser, {"\n"});                // a type without data dispatches nothing, and is dropped
+  EXPECT_FALSE(parser.in_event());
+  run(parser, {"id: 2\n"});           // an id alone would be taken at the blank line
+  EXPECT_TRUE(parser.in_event());
+  run(parser, {"\n"});
+  EXPECT_FALSE(parser.in_event());
+  run(parser, {": a comment\n"});
+  EXPECT_FALSE(parser.in_event());
+  run(parser, {"data: c"});
+  parser.start_stream();              // a new stream forgets the old one's pending event
+  EXPECT_FALSE(parser.in_event());
+}
+
 TEST(EventStream, ByteOrderMarkOnlyAtTheStartOfAStream) {
   const std::string bom = "\xEF\xBB\xBF";
   expect_any_chunking(bom + "data: 1\n\n", {message("message", "1")});

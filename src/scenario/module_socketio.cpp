@@ -1,0 +1,473 @@
+// `stampede.socketio`: Socket.IO v4. The protocol lives in clients::SocketIoClient; this file
+// adapts it to coroutines and tables. A Lua socket is one namespace of a connection; `of()`
+// joins another on the same connection, as socket.io-client's Manager multiplexes them.
+//
+// Binary data: `sio.binary(bytes)` marks a string as bytes. Going out, each marked string
+// becomes one attachment (proto::sio::placeholder stands for it in the JSON); coming in, each
+// placeholder becomes the Lua string of its attachment.
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <lua.hpp>
+#include <memory>
+#include <string>
+
+#include "clients/socketio_client.hpp"
+#include "proto/socket_io.hpp"
+#include "scenario/lua_handle.hpp"
+#include "scenario/lua_json.hpp"
+#include "scenario/lua_modules.hpp"
+#include "scenario/scenario_runtime.hpp"
+
+namespace stampede::scenario {
+
+namespace {
+
+constexpr const char* kType = "stampede.socketio.Connection";
+constexpr const char* kBinaryType = "stampede.socketio.Binary";
+
+struct SocketIoHandle {
+  std::shared_ptr<clients::SocketIoClient> client;
+};
+
+clients::SocketIoClient& client_arg(lua_State* L) {
+  SocketIoHandle& h = check_handle<SocketIoHandle>(L, 1, kType);
+  if (!h.client) luaL_error(L, "socketio: the connection was already released");
+  return *h.client;
+}
+
+// A Lua list of arguments -> JSON arguments and the attachments of their binary strings.
+boost::json::array args_arg(lua_State* L, int index, std::vector<std::string>& attachments, const char* what) {
+  if (lua_isnoneornil(L, index)) return {};
+  luaL_checktype(L, index, LUA_TTABLE);
+  const TableHook binary = [&attachments](lua_State* S, int at) -> std::optional<boost::json::value> {
+    if (!lua_getmetatable(S, at)) return std::nullopt;
+    luaL_getmetatable(S, kBinaryType);
+    const bool is_binary = lua_rawequal(S, -1, -2) != 0;
+    lua_pop(S, 2);
+    if (!is_binary) return std::nullopt;
+    lua_getfield(S, at, "data");
+    size_t n = 0;
+    const char* bytes = lua_tolstring(S, -1, &n);
+    attachments.emplace_back(bytes != nullptr ? bytes : "", bytes != nullptr ? n : 0);
+    lua_pop(S, 1);
+    return proto::sio::placeholder(attachments.size() - 1);
+  };
+  std::string error;
+  try {
+    boost::json::array out;
+    const auto n = static_cast<int>(lua_objlen(L, index));
+    for (int i = 1; i <= n; ++i) {
+      lua_rawgeti(L, index, i);
+      out.push_back(lua_to_json(L, lua_gettop(L), binary));
+      lua_pop(L, 1);
+    }
+    return out;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  luaL_error(L, "%s: the data cannot be sent as JSON: %s", what, error.c_str());
+  return {};
+}
+
+// JSON arguments -> a Lua list, placeholders replaced by their attachments' bytes.
+void push_args(lua_State* L, const boost::json::array& args, const std::vector<std::string>& attachments) {
+  const ValueHook bytes = [&attachments](lua_State* S, const boost::json::value& v) {
+    const std::string* attachment = proto::sio::attachment_of(attachments, v);
+    if (attachment == nullptr) return false;
+    lua_pushlstring(S, attachment->data(), attachment->size());
+    return true;
+  };
+  lua_createtable(L, static_cast<int>(args.size()), 0);
+  int i = 1;
+  for (const auto& arg : args) {
+    push_json(L, arg, bytes);
+    lua_rawseti(L, -2, i++);
+  }
+}
+
+std::string auth_arg(lua_State* L, int index) {
+  if (lua_isnoneornil(L, index)) return {};
+  std::string error;
+  try {
+    boost::json::value v = lua_to_json(L, index);
+    if (v.is_object()) return boost::json::serialize(v);
+    error = "it is not a table of fields";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  luaL_error(L, "socketio: auth must be a table that JSON can hold: %s", error.c_str());
+  return {};
+}
+
+// connect(url, opts, namespace) -> handle, sid | nil, message, reason, status
+int l_connect(lua_State* L) {
+  ScenarioRuntime* rt = runtime_of(L);
+  const std::string url = luaL_checkstring(L, 1);
+  const std::string nsp = luaL_checkstring(L, 3);
+  clients::SocketIoClient::Options options;
+  options.ws.insecure = rt->env().insecure;
+  std::string auth;
+  if (lua_istable(L, 2)) {
+    socket_options_arg(L, 2, "socketio.connect", options.ws);
+    lua_getfield(L, 2, "auth");
+    auth = auth_arg(L, lua_gettop(L));
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "path");
+    if (!lua_isnil(L, -1)) {
+      options.path = luaL_checkstring(L, -1);
+      if (options.path.empty() || options.path.front() != '/') luaL_error(L, "socketio.connect: path must start with /");
+      if (options.path.back() != '/') options.path += '/';
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "query");
+    options.query = pairs_arg(L, -1, "socketio.connect", "query");
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "transport");
+    if (!lua_isnil(L, -1)) {
+      const std::string transport = luaL_checkstring(L, -1);
+      if (transport == "polling") {
+        options.polling_handshake = true;
+      } else if (transport != "websocket") {
+        luaL_error(L, "socketio.connect: transport must be \"websocket\" or \"polling\" (open by polling, then upgrade)");
+      }
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "timeout");
+    options.timeout = duration_arg(L, lua_gettop(L), "socketio.connect timeout", options.timeout);
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "buffer");
+    if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
+    lua_pop(L, 1);
+  }
+  Vu& vu = require_vu(L, "socketio.connect");
+  auto handle = std::make_shared<SocketIoHandle>();
+  handle->client = std::make_shared<clients::SocketIoClient>(rt->context(), &rt->http_of(vu));
+  std::weak_ptr<SocketIoHandle> weak = handle;
+  vu.iteration_cleanup.push_back([weak] {
+    if (auto h = weak.lock()) h->client.reset();  // closes the WebSocket ("going away")
+  });
+  handle->client->connect(url, std::move(options), nsp, std::move(auth),
+                          [rt, &vu, epoch = vu.epoch, handle, url](clients::SocketIoClient::Result res) {
+                            if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
+                            rt->resume(vu, epoch, [&](lua_State* co) {
+                              if (res.ok()) {
+                                push_handle(co, handle, kType);
+                                lua_pushstring(co, res.sid.c_str());
+                                return 2;
+                              }
+                              lua_pushnil(co);
+                              lua_pushstring(co, fmt::format("{}: {}", url, res.error).c_str());
+                              lua_pushstring(co, res.error_reason.c_str());
+                              lua_pushinteger(co, res.status);
+                              return 4;
+                            });
+                          });
+  return lua_yield(L, 0);
+}
+
+// join(h, namespace, auth) -> sid | nil, message, reason
+int l_join(lua_State* L) {
+  clients::SocketIoClient& client = client_arg(L);
+  std::string nsp = luaL_checkstring(L, 2);
+  std::string auth = auth_arg(L, 3);
+  ScenarioRuntime* rt = runtime_of(L);
+  Vu& vu = require_vu(L, "socket:of");
+  client.join(std::move(nsp), std::move(auth), [rt, &vu, epoch = vu.epoch](clients::SocketIoClient::Result res) {
+    rt->resume(vu, epoch, [&](lua_State* co) {
+      if (res.ok()) {
+        lua_pushstring(co, res.sid.c_str());
+        return 1;
+      }
+      lua_pushnil(co);
+      lua_pushstring(co, res.error.c_str());
+      lua_pushstring(co, res.error_reason.c_str());
+      return 3;
+    });
+  });
+  return lua_yield(L, 0);
+}
+
+// emit(h, namespace, event, args, ack, timeout_ms) -> (nothing) | ack args | nil, message, reason
+int l_emit(lua_State* L) {
+  clients::SocketIoClient& client = client_arg(L);
+  const std::string nsp = luaL_checkstring(L, 2);
+  const std::string event = luaL_checkstring(L, 3);
+  std::vector<std::string> attachments;
+  boost::json::array args = args_arg(L, 4, attachments, "socket:emit");
+  const bool ack = lua_toboolean(L, 5) != 0;
+  const Nanos timeout = duration_arg(L, 6, "socket:emit timeout", 10 * kSecond);
+  std::string error;
+  if (!ack) {
+    try {
+      client.emit(nsp, event, std::move(args), std::move(attachments), 0, nullptr);
+      return 0;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    luaL_error(L, "socket:emit: %s", error.c_str());
+  }
+  ScenarioRuntime* rt = runtime_of(L);
+  Vu& vu = require_vu(L, "socket:emit");
+  try {
+    client.emit(nsp, event, std::move(args), std::move(attachments), timeout,
+                [rt, &vu, epoch = vu.epoch](clients::SocketIoClient::Result res) {
+                  rt->resume(vu, epoch, [&](lua_State* co) {
+                    if (res.ok()) {
+                      static const boost::json::array kNone;
+                      push_args(co, res.data.is_array() ? res.data.get_array() : kNone, res.attachments);
+                      return 1;
+                    }
+                    lua_pushnil(co);
+                    lua_pushstring(co, res.error.c_str());
+                    lua_pushstring(co, res.error_reason.c_str());
+                    return 3;
+                  });
+                });
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!error.empty()) luaL_error(L, "socket:emit: %s", error.c_str());
+  return lua_yield(L, 0);
+}
+
+// ack(h, namespace, id, args)
+int l_ack(lua_State* L) {
+  clients::SocketIoClient& client = client_arg(L);
+  const std::string nsp = luaL_checkstring(L, 2);
+  const auto id = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
+  std::vector<std::string> attachments;
+  boost::json::array args = args_arg(L, 4, attachments, "socket:ack");
+  std::string error;
+  try {
+    client.send_ack(nsp, id, std::move(args), std::move(attachments));
+    return 0;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  luaL_error(L, "socket:ack: %s", error.c_str());
+  return 0;
+}
+
+int push_event(lua_State* co, const clients::SocketIoEvent* e) {
+  if (e == nullptr) {
+    lua_pushnil(co);
+    return 1;
+  }
+  lua_createtable(co, 0, 5);
+  lua_pushnumber(co, static_cast<double>(e->seq));
+  lua_setfield(co, -2, "seq");
+  lua_pushlstring(co, e->event.data(), e->event.size());
+  lua_setfield(co, -2, "event");
+  lua_pushlstring(co, e->nsp.data(), e->nsp.size());
+  lua_setfield(co, -2, "namespace");
+  push_args(co, e->args, e->attachments);
+  lua_setfield(co, -2, "args");
+  if (e->ack_id) {
+    lua_pushnumber(co, static_cast<double>(*e->ack_id));
+    lua_setfield(co, -2, "ack_id");
+  }
+  return 1;
+}
+
+// next(h, namespace, event | nil, after_seq, remaining_ms) -> event | nil
+int l_next(lua_State* L) {
+  clients::SocketIoClient& client = client_arg(L);
+  std::string nsp = luaL_checkstring(L, 2);
+  std::optional<std::string> event;
+  if (!lua_isnil(L, 3)) event = luaL_checkstring(L, 3);
+  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 4));
+  const double ms = luaL_checknumber(L, 5);
+  clients::MessageInbox<clients::SocketIoEvent>::Filter filter = [nsp, event](const clients::SocketIoEvent& e) {
+    return e.nsp == nsp && (!event || e.event == *event);
+  };
+  auto& inbox = client.inbox();
+  if (const auto* e = inbox.find(after, filter)) return push_event(L, e);
+  if (inbox.closed() || ms <= 0 || !client.connected(nsp)) return push_event(L, nullptr);
+  ScenarioRuntime* rt = runtime_of(L);
+  Vu& vu = require_vu(L, "socket:await");
+  inbox.wait(after, std::move(filter), std::max<Nanos>(1, static_cast<Nanos>(ms * kMilli)),
+             [rt, &vu, epoch = vu.epoch](const clients::SocketIoEvent* e) {
+               rt->resume(vu, epoch, [e](lua_State* co) { return push_event(co, e); });
+             });
+  return lua_yield(L, 0);
+}
+
+int l_consume(lua_State* L) {
+  client_arg(L).inbox().consume(static_cast<std::uint64_t>(luaL_checknumber(L, 2)));
+  return 0;
+}
+
+int l_leave(lua_State* L) {
+  client_arg(L).leave(luaL_checkstring(L, 2));
+  return 0;
+}
+
+int l_close(lua_State* L) {
+  client_arg(L).close();
+  return 0;
+}
+
+int l_connected(lua_State* L) {
+  lua_pushboolean(L, client_arg(L).connected(luaL_checkstring(L, 2)));
+  return 1;
+}
+
+int l_disconnect_reason(lua_State* L) {
+  const std::string reason = client_arg(L).disconnect_reason(luaL_checkstring(L, 2));
+  if (reason.empty()) return 0;
+  lua_pushstring(L, reason.c_str());
+  return 1;
+}
+
+int l_duration_ms(lua_State* L) {
+  const char* what = luaL_checkstring(L, 2);
+  if (lua_isnoneornil(L, 1)) return 0;
+  lua_pushnumber(L, static_cast<double>(duration_arg(L, 1, what, 0)) / kMilli);
+  return 1;
+}
+
+constexpr const char* kSocketIoLua = R"lua(
+local c = ...
+local errors = require "stampede.error"
+local now = require("stampede").now
+
+local M = {}
+local Socket = {}
+Socket.__index = Socket
+
+local function duration_ms(value, what, level)
+  if value == nil then return nil end
+  local ok, result = pcall(c.duration_ms, value, what)
+  if not ok then error(result, level + 1) end
+  return result
+end
+
+-- sio.binary(bytes): sent as a binary attachment, not as a JSON string.
+function M.binary(bytes)
+  assert(type(bytes) == "string", "socketio.binary(bytes): bytes must be a string")
+  return setmetatable({ data = bytes }, c.Binary)
+end
+
+-- sio.args(a, b, ...): several arguments for one emit (or ack).
+local Args = {}
+function M.args(...)
+  return setmetatable({ n = select("#", ...), ... }, Args)
+end
+local function arg_list(data)
+  if data == nil then return {} end
+  if getmetatable(data) == Args then
+    local list = {}
+    for i = 1, data.n do list[i] = data[i] end
+    return list
+  end
+  return { data }
+end
+
+-- The namespace of a URL's path, as socket.io-client reads io("http://host/chat").
+local function url_namespace(url)
+  local path = url:match("^%a+://[^/?#]+(/[^?#]*)")
+  if path == nil or path == "" or path == "/" then return "/" end
+  return path
+end
+
+function M.connect(url, opts)
+  opts = opts or {}
+  local nsp = opts.namespace or url_namespace(url)
+  local base = url:match("^(%a+://[^/?#]+)") or url
+  local handle, sid, reason, status = c.connect(base, opts, nsp)
+  if not handle then
+    errors.raise("connect_error", "socketio.connect " .. sid, nil, 2,
+      { reason = reason, status = status })
+  end
+  return setmetatable({ _h = handle, namespace = nsp, id = sid, url = url }, Socket)
+end
+
+-- of(namespace, {auth = ...}): another namespace on the same connection.
+function Socket:of(nsp, opts)
+  opts = opts or {}
+  local sid, message, reason = c.join(self._h, nsp, opts.auth)
+  if not sid then errors.raise("connect_error", "socket:of " .. nsp .. ": " .. message, nil, 2, { reason = reason }) end
+  return setmetatable({ _h = self._h, namespace = nsp, id = sid, url = self.url }, Socket)
+end
+
+-- emit(event, data, {ack = true, timeout = "5s"}) -> the ack's arguments (with ack)
+function Socket:emit(event, data, opts)
+  opts = opts or {}
+  local timeout = duration_ms(opts.timeout, "socket:emit timeout", 2)
+  if not opts.ack then
+    c.emit(self._h, self.namespace, event, arg_list(data), false)
+    return
+  end
+  local args, message, reason = c.emit(self._h, self.namespace, event, arg_list(data), true, timeout)
+  if not args then
+    errors.raise(reason == "ack timeout" and "timeout" or "closed", "socket:emit " .. event .. ": " .. message, nil, 2,
+      { reason = reason })
+  end
+  return unpack(args)
+end
+
+-- await(event, {match = fn, timeout = "5s"}) -> the first argument, and the message
+-- {event=, args=, namespace=, ack_id=}. match(first_argument, message).
+function Socket:await(event, opts)
+  opts = opts or {}
+  local deadline = now() + (duration_ms(opts.timeout, "socket:await timeout", 2) or 10000)
+  local after = 0
+  while true do
+    local msg = c.next(self._h, self.namespace, event, after, deadline - now())
+    if not msg then
+      local reason = c.disconnect_reason(self._h, self.namespace)
+      if reason then
+        errors.raise("closed", "socket:await " .. (event or "*") .. ": disconnected (" .. reason .. ")", nil, 2,
+          { reason = reason })
+      end
+      errors.raise("timeout", "socket:await " .. (event or "*") .. ": nothing matching arrived in time", nil, 2)
+    end
+    if not opts.match or opts.match(msg.args[1], msg) then
+      c.consume(self._h, msg.seq)
+      msg.seq = nil
+      return msg.args[1], msg
+    end
+    after = msg.seq
+  end
+end
+
+-- ack(message, data): answers an event the server sent with an ack callback.
+function Socket:ack(msg, data)
+  if type(msg) ~= "table" or msg.ack_id == nil then error("socket:ack: the message does not ask for an ack", 2) end
+  c.ack(self._h, msg.namespace or self.namespace, msg.ack_id, arg_list(data))
+end
+
+function Socket:disconnect() c.leave(self._h, self.namespace) end
+function Socket:close() c.close(self._h) end
+function Socket:connected() return c.connected(self._h, self.namespace) end
+function Socket:disconnect_reason() return c.disconnect_reason(self._h, self.namespace) end
+
+return M
+)lua";
+
+}  // namespace
+
+int open_socketio_module(lua_State* L) {
+  const luaL_Reg functions[] = {{"connect", l_connect},
+                                {"join", l_join},
+                                {"emit", l_emit},
+                                {"ack", l_ack},
+                                {"next", l_next},
+                                {"consume", l_consume},
+                                {"leave", l_leave},
+                                {"close", l_close},
+                                {"connected", l_connected},
+                                {"disconnect_reason", l_disconnect_reason},
+                                {"duration_ms", l_duration_ms},
+                                {nullptr, nullptr}};
+  lua_newtable(L);
+  luaL_register(L, nullptr, functions);
+  luaL_newmetatable(L, kBinaryType);
+  lua_setfield(L, -2, "Binary");
+  run_module_lua(L, kSocketIoLua, "=stampede.socketio");
+  return 1;
+}
+
+}  // namespace stampede::scenario
