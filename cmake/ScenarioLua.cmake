@@ -1,5 +1,6 @@
 # The Lua halves of the scenario modules (stampede, stampede.http, stampede.error,
-# stampede.websocket, stampede.channels, stampede.liveview), kept as real Lua files in
+# stampede.websocket, stampede.channels, stampede.liveview, stampede.sse, stampede.graphql_ws,
+# stampede.socketio), kept as real Lua files in
 # src/scenario/lua/ so they can be read, syntax-checked and tested as Lua, and embedded into
 # the binary at build time by cmake/EmbedFiles.cmake (as the templates are: docs/design/009).
 set(STAMPEDE_SCENARIO_LUA
@@ -8,7 +9,10 @@ set(STAMPEDE_SCENARIO_LUA
   error_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/error.lua
   websocket_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/websocket.lua
   channels_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/channels.lua
-  liveview_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/liveview.lua)
+  liveview_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/liveview.lua
+  sse_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/sse.lua
+  graphql_ws_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/graphql_ws.lua
+  socketio_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/socketio.lua)
 
 include(${CMAKE_CURRENT_LIST_DIR}/EmbedFilesRule.cmake)
 

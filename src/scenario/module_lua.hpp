@@ -11,5 +11,8 @@ extern const std::string_view error_lua;
 extern const std::string_view websocket_lua;
 extern const std::string_view channels_lua;
 extern const std::string_view liveview_lua;
+extern const std::string_view sse_lua;
+extern const std::string_view graphql_ws_lua;
+extern const std::string_view socketio_lua;
 
 }  // namespace stampede::scenario::module_lua

@@ -64,7 +64,8 @@ class ModuleLua : public ::testing::Test {
 
 TEST_F(ModuleLua, EveryModuleIsLuaThatLuaJitCompiles) {
   for (const std::string_view source : {module_lua::stampede_lua, module_lua::http_lua, module_lua::error_lua,
-                                        module_lua::websocket_lua, module_lua::channels_lua, module_lua::liveview_lua}) {
+                                        module_lua::websocket_lua, module_lua::channels_lua, module_lua::liveview_lua,
+                                        module_lua::sse_lua, module_lua::graphql_ws_lua, module_lua::socketio_lua}) {
     EXPECT_EQ(luaL_loadbuffer(L, source.data(), source.size(), "=module"), 0) << lua_tostring(L, -1);
     lua_pop(L, 1);
   }
