@@ -8,8 +8,8 @@
   scripts/reference.py --check [--bin build/stampede]   exit 1 and say what is missing or stale
 
 --check also reads the sources, so that nothing can be added without its entry:
-every Lua function registered in src/scenario/module_*.cpp must have a definition in
-types/, every flag in src/cli/ a row in cli.md, every metric the code records a row in
+every Lua function registered in src/scenario/module_*.cpp and its Lua half (src/scenario/lua/)
+must have a definition in types/, every flag in src/cli/ a row in cli.md, every metric the code records a row in
 docs/reference/metrics.md (written by hand). Standard library only."""
 import argparse
 import difflib
@@ -284,10 +284,12 @@ def source_functions():
         module = module_name_of(path)
         text = open(path, encoding="utf-8").read()
         names = found.setdefault(module, set())
-        chunks = re.findall(r'R"lua\((.*?)\)lua"', text, re.S)
+        # A module's Lua half is src/scenario/lua/<name>.lua (cmake/ScenarioLua.cmake embeds it).
+        lua_path = os.path.join(ROOT, "src", "scenario", "lua", os.path.basename(path)[len("module_"):-len(".cpp")] + ".lua")
+        chunks = [open(lua_path, encoding="utf-8").read()] if os.path.exists(lua_path) else []
         c_public = not chunks
         for chunk in chunks:
-            first = next((l.strip() for l in chunk.splitlines() if l.strip()), "")
+            first = next((l.strip() for l in chunk.splitlines() if l.strip() and not l.strip().startswith("--")), "")
             if re.fullmatch(r"local\s+M\s*=\s*\.\.\.", first):
                 c_public = True
             for name in re.findall(r"^function\s+M\.(\w+)", chunk, re.M):

@@ -3,8 +3,8 @@
 // thread of its own, so a scrape never waits for (or slows) the load. The run publishes a
 // new text once a merged second; a scrape reads whatever was published last.
 //
-// Deliberately small: one request per connection (answered with Connection: close), a
-// bounded request head, and a deadline per connection so a stalled scraper holds nothing.
+// Served by the dashboard's LocalHttpServer (one request per connection, answered with
+// Connection: close; a bounded request head; deadlines so a stalled scraper holds nothing).
 #include <cstdint>
 #include <memory>
 #include <string>

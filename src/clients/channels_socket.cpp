@@ -51,6 +51,7 @@ void ChannelsSocket::send(const phx::Message& m) {
 }
 
 void ChannelsSocket::on_open() {
+  if (closed_) return;  // closed while connecting: it stays closed
   open_ = true;
   arm_heartbeat();
 }

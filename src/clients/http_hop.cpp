@@ -1,14 +1,12 @@
 #include "clients/http_hop.hpp"
 
-#include <boost/url/parse.hpp>
-#include <boost/url/url.hpp>
 #include <chrono>
 
 #include "proto/http_text.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
-namespace urls = boost::urls;
 using proto::http_text::iequals;
 
 bool is_redirect(int status) {
@@ -35,15 +33,10 @@ void store_cookies(proto::CookieJar& jar, const std::vector<proto::HttpHeader>& 
 
 RedirectHop resolve_redirect(const UrlTarget& from, const std::string& location, int status, std::string_view method) {
   RedirectHop hop;
-  const auto reference = urls::parse_uri_reference(location);
-  urls::url next_url;
-  if (reference) {
-    const auto resolved = urls::resolve(urls::url_view(from.url), *reference, next_url);
-    if (!resolved) next_url.clear();
-  }
+  const auto next_url = proto::resolve_reference(from.url, location);
   auto next = std::make_shared<UrlTarget>();
   hop.why = "it is not a valid URL";
-  if (!reference || next_url.empty() || !parse_url_target(next_url.buffer(), UrlSchemes::http, *next, hop.why)) {
+  if (!next_url || !parse_url_target(next_url->buffer(), UrlSchemes::http, *next, hop.why)) {
     hop.why = "the redirect to \"" + location + "\" cannot be followed: " + hop.why;
     return hop;
   }

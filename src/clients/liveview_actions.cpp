@@ -5,6 +5,7 @@
 
 #include "clients/liveview_forms.hpp"
 #include "clients/liveview_session.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
@@ -111,7 +112,7 @@ void LiveViewSession::patch(std::string url, Nanos timeout, Done done) {
   LiveOutcome why;
   LiveViewTopic* view = joined_view("", why);
   if (view == nullptr) return refuse(ids_.patch, std::move(done), std::move(why));
-  std::string target = lv::resolve_url(url_, url);
+  std::string target = proto::resolve_url(url_, url);
   url_ = target;  // the browser changes the URL first (pushState), then tells the server
   request(*view, "live_patch", lv::live_patch_payload(target), timeout, &ids_.patch,
           fmt::format("live_patch to {}", target),
@@ -128,7 +129,7 @@ void LiveViewSession::patch(std::string url, Nanos timeout, Done done) {
 
 void LiveViewSession::navigate(std::string url, std::string flash, Done done) {
   const Nanos started = ctx_.clock.now();
-  const std::string target = url_.empty() ? url : lv::resolve_url(url_, url);
+  const std::string target = url_.empty() ? url : proto::resolve_url(url_, url);
   auto finish = [weak = weak_from_this(), started, done = std::move(done)](const LiveOutcome& o) {
     if (auto self = weak.lock()) self->record(self->ids_.navigate, started, o);
     done(o);

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "proto/liveview_events.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
@@ -84,7 +85,7 @@ LiveOutcome read_page(const std::string& requested_url, const HttpResponse& resp
   page.url = response.url.empty() ? requested_url : response.url;
   page.scan = lv::scan_page(response.body);
   page.track_static.clear();
-  for (const std::string& href : page.scan.track_static) page.track_static.push_back(lv::resolve_url(page.url, href));
+  for (const std::string& href : page.scan.track_static) page.track_static.push_back(proto::resolve_url(page.url, href));
 
   // Redirected to a login page: phx.gen.auth's login page is itself a LiveView, so joining it
   // would "work" and measure the wrong page.

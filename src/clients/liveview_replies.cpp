@@ -7,6 +7,7 @@
 
 #include "clients/liveview_json.hpp"
 #include "clients/liveview_session.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
@@ -64,7 +65,7 @@ void LiveViewSession::on_view_push(LiveViewTopic& view, const std::string& event
   }
   const lv::Navigation nav = lv::read_push(event, value);
   if (nav.kind == lv::Navigation::Kind::LivePatch) {
-    std::string to = lv::resolve_url(url_, nav.to);
+    std::string to = proto::resolve_url(url_, nav.to);
     if (&view == views_.front().get()) url_ = to;
     pushes_.add(view.root.id, "live_patch", std::move(to), payload);
   } else if (nav.kind != lv::Navigation::Kind::None) {
@@ -202,7 +203,7 @@ LiveOutcome LiveViewSession::navigation_outcome(LiveViewTopic& view, const lv::N
   const bool live = nav.kind == lv::Navigation::Kind::LiveRedirect;
   o.failure = live ? "live_redirect" : "redirect";
   o.navigation = nav;
-  o.to = lv::resolve_url(url_, nav.to);
+  o.to = proto::resolve_url(url_, nav.to);
   o.message = fmt::format("{}: the server {} {}", what,
                           live ? "navigated (live_redirect) to" : "redirected (a full page load) to", o.to);
   // The browser leaves the old view at once on a live_redirect; the server closes it anyway.
@@ -225,7 +226,7 @@ LiveOutcome LiveViewSession::call_failure(const LiveViewTopic& view, const Chann
     LiveOutcome o;
     o.failure = view.leaving.kind == lv::Navigation::Kind::LiveRedirect ? "live_redirect" : "redirect";
     o.navigation = view.leaving;
-    o.to = lv::resolve_url(url_, view.leaving.to);
+    o.to = proto::resolve_url(url_, view.leaving.to);
     o.message = fmt::format("{}: the server navigated to {} ({})", what, o.to, o.failure);
     return o;
   }

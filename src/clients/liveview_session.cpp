@@ -13,6 +13,8 @@
 #include <chrono>
 
 #include "clients/liveview_version.hpp"
+#include "proto/phoenix_socket_url.hpp"
+#include "proto/url_resolve.hpp"
 
 namespace stampede::clients {
 
@@ -123,9 +125,7 @@ std::string LiveViewSession::title() const {
   return page_.scan.title;
 }
 
-std::string LiveViewSession::version() const {
-  return version_text_.empty() ? lv::to_string(version_) : version_text_;
-}
+std::string LiveViewSession::version() const { return version_text_; }
 
 std::string LiveViewSession::html() const {
   const LiveViewTopic* main = main_view();
@@ -153,7 +153,7 @@ LiveOutcome LiveViewSession::main_state() const {
     LiveOutcome o;
     o.failure = main->leaving.kind == lv::Navigation::Kind::LiveRedirect ? "live_redirect" : "redirect";
     o.navigation = main->leaving;
-    o.to = lv::resolve_url(url_, main->leaving.to);
+    o.to = proto::resolve_url(url_, main->leaving.to);
     o.message = fmt::format("{} navigated to {} ({})", describe(*main), o.to, o.failure);
     return o;
   }
@@ -198,7 +198,7 @@ void LiveViewSession::connect(std::string url, Done done) { open_page(std::move(
 
 void LiveViewSession::load(std::string url, Done done) {
   const Nanos started = ctx_.clock.now();
-  const std::string target = url_.empty() ? url : lv::resolve_url(url_, url);
+  const std::string target = url_.empty() ? url : proto::resolve_url(url_, url);
   open_page(target, [weak = weak_from_this(), started, done = std::move(done)](const LiveOutcome& o) {
     if (auto self = weak.lock()) self->record(self->ids_.navigate, started, o);
     done(o);
@@ -211,8 +211,7 @@ void LiveViewSession::teardown(const std::string& reason) {
   pushes_.clear();
   views_.clear();
   if (auto connection = std::move(connection_)) {
-    connection->phx->close(reason);
-    connection->ws.reset();
+    connection->release(reason);
   }
 }
 
@@ -220,8 +219,7 @@ void LiveViewSession::close(const std::string& reason) {
   closing_ = true;
   pushes_.interrupt();
   if (auto connection = connection_) {
-    connection->phx->close(reason);
-    connection->ws.reset();
+    connection->release(reason);
   }
 }
 
@@ -250,9 +248,10 @@ void LiveViewSession::open_page(std::string url, Done done) {
     auto roots = lv::roots_to_join(self->page_.scan);
     std::stable_partition(roots.begin(), roots.end(), [](const lv::LiveViewRoot* r) { return r->main; });
     for (const lv::LiveViewRoot* root : roots) self->views_.push_back(std::make_unique<LiveViewTopic>(*root));
-    self->version_ =
-        version_from_session_token(roots.front()->session).value_or(lv::kNewestCheckedVersion);
-    self->version_text_.clear();
+    // Until a join reply says the version, the page's dialect is all that is known.
+    PageDialect dialect = page_dialect(roots.front()->session);
+    self->version_ = dialect.join_as;
+    self->version_text_ = std::move(dialect.text);
     // The roots' tokens now live in views_; the page keeps only what nested views need later
     // (their dead-render static tokens), so an idle user holds each token once.
     auto& dead = self->page_.scan.views;
@@ -281,36 +280,13 @@ lv::JoinParams LiveViewSession::base_join_params() const {
 }
 
 std::string LiveViewSession::socket_url() const {
-  const auto parsed = boost::urls::parse_uri(page_.url);
-  std::string base;
-  if (parsed) {
-    base = parsed->scheme_id() == boost::urls::scheme::https ? "wss://" : "ws://";
-    base += std::string(parsed->encoded_host_and_port());
-  }
-  std::string path = options_.socket_path;
-  if (path.empty() || path.front() != '/') path.insert(0, "/");
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (path.size() < 10 || path.compare(path.size() - 10, 10, "/websocket") != 0) path += "/websocket";
-  return base + path + "?" + lv::socket_query(base_join_params());
+  const auto endpoint = proto::phx::websocket_endpoint(options_.socket_path, page_.url);
+  // A page URL that is not one cannot have loaded; the connect says so if it ever happens.
+  const std::string base = endpoint ? std::string(endpoint->buffer()) : options_.socket_path + "/websocket";
+  return base + "?" + lv::socket_query(base_join_params());
 }
 
 void LiveViewSession::open_socket(Done done) {
-  auto connection = std::make_shared<Connection>();
-  std::weak_ptr<Connection> weak_connection = connection;
-  WebSocketSession::Callbacks callbacks;
-  callbacks.on_message = [weak_connection](proto::ws::Opcode opcode, std::string_view payload) {
-    if (auto c = weak_connection.lock()) {
-      auto phx = c->phx;  // alive while it may close itself
-      phx->on_frame(payload, opcode == proto::ws::Opcode::Binary);
-    }
-  };
-  callbacks.on_close = [weak_connection](const WebSocketSession::CloseInfo& info) {
-    if (auto c = weak_connection.lock()) {
-      auto phx = c->phx;
-      phx->on_closed(info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error);
-    }
-  };
-  connection->ws = std::make_unique<WebSocketSession>(ctx_, std::move(callbacks));
   ChannelsOptions channel_options;
   channel_options.heartbeat_interval = options_.heartbeat_interval;
   channel_options.default_timeout = options_.join_timeout;
@@ -319,15 +295,8 @@ void LiveViewSession::open_socket(Done done) {
   // frames under channel.* too would count every user action twice in the summary. The page
   // GET does stay in http.request, as a browser's request would in any HTTP tool.
   channel_options.record_metrics = false;
-  connection->phx = std::make_shared<ChannelsSocket>(
-      ctx_, std::move(channel_options),
-      [weak_connection](std::string data, bool binary) {
-        if (auto c = weak_connection.lock(); c && c->ws) binary ? c->ws->send_binary(data) : c->ws->send_text(data);
-      },
-      [weak_connection](std::uint16_t code, std::string reason) {
-        if (auto c = weak_connection.lock(); c && c->ws)
-          c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
-      });
+  auto connection = PhoenixConnection::make(ctx_, std::move(channel_options));
+  std::weak_ptr<PhoenixConnection> weak_connection = connection;
   connection_ = connection;
   closing_ = false;
 
@@ -336,27 +305,27 @@ void LiveViewSession::open_socket(Done done) {
   ws_options.insecure = options_.page.insecure;
   ws_options.compression = options_.compression;
   const std::string url = socket_url();
-  if (const auto parsed = boost::urls::parse_uri(page_.url)) {
-    std::string host(parsed->host_address());
+  const auto page = boost::urls::parse_uri(page_.url);
+  const auto socket = boost::urls::parse_uri(url);
+  if (page && socket) {
+    std::string host(page->host_address());
     std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
-    const bool secure = parsed->scheme_id() == boost::urls::scheme::https;
-    std::string path = url.substr(0, url.find('?'));
-    path = path.substr(path.find('/', path.find("//") + 2));
-    std::string cookie = http_.cookies().header_for(host, path, secure, wall_clock_seconds());
+    const bool secure = page->scheme_id() == boost::urls::scheme::https;
+    const auto path = socket->encoded_path();
+    std::string cookie =
+        http_.cookies().header_for(host, std::string_view(path.data(), path.size()), secure, wall_clock_seconds());
     if (!cookie.empty()) ws_options.headers.emplace_back("cookie", std::move(cookie));
   }
   if (!options_.origin.empty()) {
     ws_options.headers.emplace_back("origin", options_.origin);
-  } else if (options_.page_origin) {
-    if (const auto parsed = boost::urls::parse_uri(page_.url)) {
-      ws_options.headers.emplace_back("origin", fmt::format("{}://{}", parsed->scheme(), parsed->encoded_host_and_port()));
-    }
+  } else if (options_.page_origin && page) {
+    ws_options.headers.emplace_back("origin", fmt::format("{}://{}", page->scheme(), page->encoded_host_and_port()));
   }
   for (const auto& h : options_.socket_headers) ws_options.headers.push_back(h);
 
-  connection->ws->connect(url, std::move(ws_options),
+  connection->connect(url, std::move(ws_options),
                           [weak = weak_from_this(), generation = generation_, weak_connection, url,
-                           done = std::move(done)](WebSocketSession::ConnectResult result) {
+                           done = std::move(done)](const WebSocketSession::ConnectResult& result) {
                             auto self = weak.lock();
                             if (!self) return;
                             auto c = weak_connection.lock();
@@ -377,7 +346,6 @@ void LiveViewSession::open_socket(Done done) {
                               done(o);
                               return;
                             }
-                            c->phx->on_open();
                             done(LiveOutcome::success());
                           });
 }
@@ -504,7 +472,7 @@ void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelRep
   view->state = LiveViewTopic::State::Joined;
   ++view->mounts;
   if (joined.navigation.kind == lv::Navigation::Kind::LivePatch && view == views_.front().get()) {
-    url_ = lv::resolve_url(url_, joined.navigation.to);
+    url_ = proto::resolve_url(url_, joined.navigation.to);
   }
   record(ids_.join, started, LiveOutcome::success());
   absorb(*view, result);

@@ -54,6 +54,7 @@
 #include "clients/liveview_page_load.hpp"
 #include "clients/liveview_pushes.hpp"
 #include "clients/liveview_view.hpp"
+#include "clients/phoenix_connection.hpp"
 #include "clients/websocket_session.hpp"
 #include "proto/form.hpp"
 
@@ -145,6 +146,8 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   std::optional<proto::lv::Element> find(std::string_view selector) const;
   const std::string& url() const { return url_; }
   std::string title() const;
+  // The server's LiveView version as its join reply said it ("1.2.10", or "0.20.x (before
+  // 0.20.15)"); before a join reply, the page's dialect ("1.0.6 or later (session token format 6)").
   std::string version() const;
   bool is_open() const;
   // Closes the socket (the rendered page stays readable); a call in flight completes with
@@ -154,10 +157,6 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
  private:
   // One socket per page; the WebSocket's and the Phoenix socket's callbacks hold it weakly, so
   // a page load that replaces it leaves the old one's late callbacks nothing to act on.
-  struct Connection {
-    std::unique_ptr<WebSocketSession> ws;
-    std::shared_ptr<ChannelsSocket> phx;
-  };
   struct UploadRun;
   using ReplyDone = std::function<void(LiveOutcome, bool link_redirect)>;
 
@@ -224,9 +223,12 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   std::uint64_t generation_ = 0;  // bumped by every page load: callbacks from before are dropped
   std::string url_;               // the page's current URL (absolute)
   LiveViewPage page_;
+  // The release whose wire the payloads follow: the join reply's, else the page dialect's
+  // choice (clients/liveview_version.hpp).
   proto::lv::Version version_ = proto::lv::kNewestCheckedVersion;
-  std::string version_text_;      // as the server reported it ("" until a join says)
-  std::shared_ptr<Connection> connection_;
+  // As the join reply said it, else the page's dialect ("1.0.6 or later (session token format 6)").
+  std::string version_text_ = "unknown (not joined)";
+  std::shared_ptr<PhoenixConnection> connection_;
   bool closing_ = false;          // close() was called: what fails "closed" from then on is not counted
   LiveViewTopics views_;          // roots first (views_[0] is the main one), then nested ones
   LivePushBuffer pushes_;

@@ -1,48 +1,18 @@
 #include "clients/liveview_version.hpp"
 
-#include <array>
-#include <cstdint>
 #include <fmt/format.h>
+
+#include "proto/liveview_session_token.hpp"
 
 namespace stampede::clients {
 
-namespace {
-
-int base64url_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-' || c == '+') return 62;
-  if (c == '_' || c == '/') return 63;
-  return -1;
-}
-
-}  // namespace
-
-std::optional<proto::lv::Version> version_from_session_token(std::string_view token) {
-  // "SFMyNTY.<base64url of the term>.<signature>"; the term starts
-  // 131 (external format), 104 3 (3-tuple: data, signed_at, max_age), 104 2 (2-tuple), 97 N
-  // (small integer N: the format), so its first nine bytes are in the first twelve characters.
-  const auto dot = token.find('.');
-  if (dot == std::string_view::npos || token.size() < dot + 1 + 12) return std::nullopt;
-  const std::string_view term = token.substr(dot + 1, 12);
-  std::array<std::uint8_t, 9> bytes{};
-  for (std::size_t group = 0; group < 3; ++group) {
-    std::uint32_t bits = 0;
-    for (std::size_t i = 0; i < 4; ++i) {
-      const int d = base64url_digit(term[group * 4 + i]);
-      if (d < 0) return std::nullopt;
-      bits = (bits << 6) | static_cast<std::uint32_t>(d);
-    }
-    bytes[group * 3] = static_cast<std::uint8_t>(bits >> 16);
-    bytes[group * 3 + 1] = static_cast<std::uint8_t>(bits >> 8);
-    bytes[group * 3 + 2] = static_cast<std::uint8_t>(bits);
-  }
-  if (bytes[0] != 131 || bytes[1] != 104 || bytes[2] != 3 || bytes[3] != 104 || bytes[4] != 2 || bytes[5] != 97)
-    return std::nullopt;
-  if (bytes[6] == 5) return proto::lv::Version{0, 20, 17};
-  if (bytes[6] == 6) return proto::lv::Version{1, 2, 10};
-  return std::nullopt;
+PageDialect page_dialect(std::string_view session_token) {
+  const auto format = proto::lv::session_token_format(session_token);
+  // 0.20.17: the last 0.20 release, whose join params (no _mount_attempts, no sticky) every
+  // release of format 5 accepts.
+  if (format == 5) return {"0.20 to 1.0.5 (session token format 5)", proto::lv::Version{0, 20, 17}};
+  if (format == 6) return {"1.0.6 or later (session token format 6)", proto::lv::kNewestCheckedVersion};
+  return {"unknown (not joined)", proto::lv::kNewestCheckedVersion};
 }
 
 bool supported_version(const proto::lv::Version& v) {

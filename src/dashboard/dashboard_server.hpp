@@ -10,8 +10,8 @@
 //   server.begin(scenario_json); server.add_second(json); ...; server.finish(results_json);
 //
 // The publishing methods may be called from any thread: they hand the text over to the
-// server's thread. A server bound to loopback answers only requests whose Host header
-// names loopback (see is_loopback_host()).
+// server's thread (a LocalHttpServer, shared with the Prometheus exporter). A server bound to
+// loopback answers only requests whose Host header names loopback (loopback_host.hpp).
 #include <cstdint>
 #include <memory>
 #include <string>

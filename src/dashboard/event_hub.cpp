@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dashboard/event_stream.hpp"
+#include "dashboard/http_connection.hpp"
 
 namespace stampede::dashboard {
 

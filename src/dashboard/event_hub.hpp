@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "dashboard/http_connection.hpp"
-
 namespace stampede::dashboard {
+
+class HttpConnection;
 
 class EventHub {
  public:

@@ -1,100 +1,124 @@
 #include "dashboard/http_connection.hpp"
 
-#include <fmt/format.h>
-
-#include <array>
 #include <boost/asio/buffer.hpp>
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
-#include <chrono>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <algorithm>
+#include <array>
+#include <sstream>
 
 namespace stampede::dashboard {
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
 
 namespace {
 
-constexpr std::size_t kMaxHeadBytes = 16 * 1024;
-constexpr auto kHeadTimeout = std::chrono::seconds(10);
-constexpr auto kDrainTimeout = std::chrono::seconds(2);
-// A browser tab that stops reading (a laptop lid closed) must not make the process hold
-// every later event for it; past this it is dropped, and EventSource reconnects and
-// replays the run from the start when it wakes.
-constexpr std::size_t kMaxQueuedBytes = 64 * 1024 * 1024;
-
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 503: return "Service Unavailable";
-    default: return "Status";
-  }
+std::string lowercase_trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
-// Nothing the dashboard serves may be cached (a page reloaded after the run must show
-// the final results) or guessed at by the browser as another content type.
-constexpr std::string_view kCommonHeaders =
-    "Cache-Control: no-store\r\n"
-    "X-Content-Type-Options: nosniff\r\n"
-    "Referrer-Policy: no-referrer\r\n";
+// The head of every answer: nothing served locally may be cached (a page reloaded after the
+// run must show the final results, a scrape must not read an old text) or taken by the
+// browser for another content type, and every connection carries one request.
+http::response_header<> answer_head(int status, std::string_view content_type) {
+  http::response_header<> head;
+  head.version(11);
+  head.result(static_cast<unsigned>(status));
+  head.set(http::field::content_type, content_type);
+  head.set(http::field::cache_control, "no-store");
+  head.set("X-Content-Type-Options", "nosniff");
+  head.set("Referrer-Policy", "no-referrer");
+  head.set(http::field::connection, "close");
+  return head;
+}
+
+// Beast writes the status line with its standard reason phrase ("431 Request Header Fields
+// Too Large") and the fields.
+std::string text_of(const http::response_header<>& head) {
+  std::ostringstream out;
+  out << head;
+  return out.str();
+}
 
 }  // namespace
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, Router router)
-    : socket_(std::move(socket)), timer_(socket_.get_executor()), router_(std::move(router)) {}
-
-void HttpConnection::start() {
-  timer_.expires_after(kHeadTimeout);
-  timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (!ec) self->close();
-  });
-  read_head();
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const ConnectionLimits& limits, Handler handler)
+    : stream_(std::move(socket)), limits_(limits), handler_(std::move(handler)) {
+  parser_.header_limit(static_cast<std::uint32_t>(limits_.max_head_bytes));
 }
 
-void HttpConnection::read_head() {
-  asio::async_read_until(socket_, asio::dynamic_buffer(in_, kMaxHeadBytes), "\r\n\r\n",
-                         [self = shared_from_this()](const boost::system::error_code& ec, std::size_t length) {
-                           if (self->closed_) return;
-                           self->timer_.cancel();
-                           if (ec) {
-                             self->close();
-                             return;
-                           }
-                           auto head = parse_request_head(std::string_view(self->in_).substr(0, length));
-                           if (!head) {
-                             self->respond(400, "text/plain; charset=utf-8", "bad request\n");
-                             return;
-                           }
-                           self->router_(self, *head);
-                         });
+void HttpConnection::start() {
+  stream_.expires_after(limits_.head_timeout);
+  http::async_read_header(stream_, in_, parser_,
+                          [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                            self->on_head(ec);
+                          });
+}
+
+void HttpConnection::on_head(const boost::system::error_code& ec) {
+  if (closed_) return;
+  if (ec) {
+    // Beast's parse errors share one category; the rest (a timeout, a reset) and the peer
+    // closing mid-head leave nobody to answer.
+    const bool peer_left = ec == http::error::end_of_stream || ec == http::error::partial_message;
+    const bool malformed = ec.category() == http::make_error_code(http::error::bad_target).category() && !peer_left;
+    if (ec == http::error::header_limit) {
+      respond(431, "text/plain; charset=utf-8", "request head too large\n");
+    } else if (malformed) {
+      respond(400, "text/plain; charset=utf-8", "bad request\n");
+    } else {
+      close();
+    }
+    return;
+  }
+  const auto& request = parser_.get();
+  const std::string_view target = request.target();
+  // Origin-form only ("/events"): a local server is not a proxy.
+  if (target.empty() || target.front() != '/') {
+    respond(400, "text/plain; charset=utf-8", "bad request\n");
+    return;
+  }
+  LocalRequest r;
+  r.method = std::string(request.method_string());
+  r.path = std::string(target.substr(0, target.find('?')));
+  r.host = lowercase_trimmed(request[http::field::host]);
+  head_request_ = request.method() == http::verb::head;
+  handler_(shared_from_this(), r);
 }
 
 void HttpConnection::respond(int status, std::string_view content_type, std::string body) {
-  auto message = std::make_shared<std::string>(fmt::format(
-      "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}Connection: close\r\n\r\n", status,
-      reason_phrase(status), content_type, body.size(), kCommonHeaders));
-  *message += body;
+  auto head = answer_head(status, content_type);
+  head.set(http::field::content_length, std::to_string(body.size()));
+  auto message = std::make_shared<std::string>(text_of(head));
+  if (!head_request_) *message += body;
   close_after_write_ = true;
+  // A reader that stops reading the answer holds nothing for longer than a head may take.
+  stream_.expires_after(limits_.head_timeout);
   enqueue(std::move(message));
 }
 
-void HttpConnection::open_stream() {
+void HttpConnection::open_stream(std::string_view content_type) {
   // No Content-Length: the stream's body ends when the connection does.
-  enqueue(std::make_shared<const std::string>(fmt::format(
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n{}Connection: close\r\n\r\n"
-      // EventSource reconnects after this many ms when the stream breaks.
-      "retry: 1000\n\n",
-      kCommonHeaders)));
+  stream_.expires_never();
+  enqueue(std::make_shared<const std::string>(text_of(answer_head(200, content_type))));
   watch_for_close();
 }
 
 void HttpConnection::watch_for_close() {
   auto scratch = std::make_shared<std::array<char, 512>>();
-  socket_.async_read_some(asio::buffer(*scratch), [self = shared_from_this(), scratch](const boost::system::error_code& ec,
-                                                                                         std::size_t) {
+  stream_.async_read_some(asio::buffer(*scratch), [self = shared_from_this(), scratch](
+                                                      const boost::system::error_code& ec, std::size_t) {
     if (ec)
       self->close();
     else if (!self->closed_)
@@ -102,12 +126,12 @@ void HttpConnection::watch_for_close() {
   });
 }
 
-void HttpConnection::send(std::shared_ptr<const std::string> event) { enqueue(std::move(event)); }
+void HttpConnection::send(std::shared_ptr<const std::string> bytes) { enqueue(std::move(bytes)); }
 
 void HttpConnection::enqueue(std::shared_ptr<const std::string> bytes) {
   if (closed_) return;
   queued_bytes_ += bytes->size();
-  if (queued_bytes_ > kMaxQueuedBytes) {
+  if (queued_bytes_ > limits_.max_queued_bytes) {
     close();
     return;
   }
@@ -122,7 +146,7 @@ void HttpConnection::write_next() {
     return;
   }
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(*out_.front()),
+  asio::async_write(stream_, asio::buffer(*out_.front()),
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                       if (self->closed_) return;
                       if (ec) {
@@ -136,24 +160,19 @@ void HttpConnection::write_next() {
 }
 
 // Closing a socket with unread input makes the kernel send a reset, which can destroy the
-// response before the browser reads it: send FIN first, read until the browser closes
-// too (or a moment has passed), then close.
+// answer before the peer reads it: send FIN first, read until the peer closes too (or a
+// moment has passed), then close.
 void HttpConnection::finish_gracefully() {
   boost::system::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-  timer_.expires_after(kDrainTimeout);
-  timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (!ec) self->close();
-  });
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  stream_.expires_after(limits_.drain_timeout);
   watch_for_close();
 }
 
 void HttpConnection::close() {
   if (closed_) return;
   closed_ = true;
-  boost::system::error_code ignored;
-  timer_.cancel();
-  socket_.close(ignored);
+  stream_.close();
   out_.clear();
   queued_bytes_ = 0;
 }

@@ -1,7 +1,10 @@
 #pragma once
 // Absinthe GraphQL subscriptions over Phoenix channels (../shared/phoenix-protocol.md §7):
 // the payloads of the control channel's `doc` and `unsubscribe` pushes, their replies, and the
-// `subscription:data` pushes that arrive on a topic the socket never joined. Pure.
+// `subscription:data` pushes that arrive on a topic the socket never joined. Both sides: the
+// client (clients/absinthe_client.hpp) writes pushes and reads replies and data; the built-in
+// target reads pushes and writes replies and data with the same functions. Pure.
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,8 +23,10 @@ inline constexpr std::string_view kDataEvent = "subscription:data";
 // std::invalid_argument when variables_json is not a JSON object or query is not UTF-8.
 std::string doc_payload(std::string_view query, std::string_view variables_json = "{}");
 
-// {"subscriptionId": id}, the payload of an `unsubscribe` push on kControlTopic.
-std::string unsubscribe_payload(std::string_view subscription_id);
+// {"subscriptionId": id}: the payload of an `unsubscribe` push on kControlTopic, and the
+// response of the ok reply to it and to a `doc` that starts a subscription. Throws
+// std::invalid_argument when the id is not UTF-8.
+std::string subscription_id_payload(std::string_view subscription_id);
 
 // What the reply to a `doc` push says.
 struct DocReply {
@@ -45,5 +50,26 @@ struct SubscriptionData {
   std::string result_json;  // the GraphQL response map {"data": ..., "errors": ...}, re-serialized
 };
 std::optional<SubscriptionData> read_subscription_data(const Message& message);
+
+// ---- the server's side ---------------------------------------------------------------------
+
+// A `doc` push as Absinthe.Phoenix.Channel reads it.
+struct DocRequest {
+  std::optional<std::string> query;  // nullopt: missing or not a string
+  bool variables_are_a_map = true;   // false: "variables" is there, not null, and not an object
+  boost::json::object variables;     // {} when absent or null
+};
+// nullopt when the payload is not a JSON object (no handle_in clause matches it).
+std::optional<DocRequest> read_doc(std::string_view payload_json);
+// The id of an `unsubscribe` push; nullopt when it has no string subscriptionId.
+std::optional<std::string> read_unsubscribe(std::string_view payload_json);
+
+// The error replies Absinthe writes: {"errors":[{"message": message}]} for a document it cannot
+// run, and kVariablesNotAMap when "variables" is not a map.
+std::string errors_response(std::string_view message);
+inline constexpr std::string_view kVariablesNotAMap = R"({"error":"Could not parse variables as map"})";
+
+// {"result": result_json, "subscriptionId": id}: a subscription:data push's payload.
+std::string subscription_data_payload(std::string_view subscription_id, std::string_view result_json);
 
 }  // namespace stampede::proto::phx::absinthe

@@ -1,13 +1,12 @@
 #include "proto/engine_io.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
 #include <cmath>
 #include <stdexcept>
 
 #include "proto/base64.hpp"
+#include "proto/json_string.hpp"
 
 namespace stampede::proto::eio {
 namespace {
@@ -63,8 +62,6 @@ std::optional<std::uint64_t> safe_integer(const json::value& v) {
   }
   return std::nullopt;
 }
-
-std::string quoted(std::string_view s) { return json::serialize(json::string(s)); }
 
 }  // namespace
 
@@ -174,10 +171,10 @@ std::variant<Handshake, std::string> parse_handshake(std::string_view open_data)
 }
 
 std::string handshake_data(const Handshake& handshake) {
-  std::string out = "{\"sid\":" + quoted(handshake.sid) + ",\"upgrades\":[";
+  std::string out = "{\"sid\":" + json_string(handshake.sid, "engine.io: the sid") + ",\"upgrades\":[";
   for (std::size_t i = 0; i < handshake.upgrades.size(); ++i) {
     if (i > 0) out += ',';
-    out += quoted(handshake.upgrades[i]);
+    out += json_string(handshake.upgrades[i], "engine.io: an upgrade");
   }
   out += "],\"pingInterval\":" + std::to_string(handshake.ping_interval_ms);
   out += ",\"pingTimeout\":" + std::to_string(handshake.ping_timeout_ms);

@@ -1,5 +1,11 @@
 #include "proto/form.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json/value.hpp>
+#include <stdexcept>
+
 namespace stampede::proto {
 namespace {
 
@@ -109,6 +115,46 @@ FormFields decode_form(std::string_view body) {
                         eq == std::string_view::npos ? std::string{} : form_decode(field.substr(eq + 1)));
   }
   return fields;
+}
+
+namespace {
+
+std::string scalar_text(const boost::json::value& value) {
+  switch (value.kind()) {
+    case boost::json::kind::string: return std::string(value.get_string());
+    case boost::json::kind::bool_: return value.get_bool() ? "true" : "false";
+    case boost::json::kind::int64: return std::to_string(value.get_int64());
+    case boost::json::kind::uint64: return std::to_string(value.get_uint64());
+    case boost::json::kind::double_: return fmt::format("{:.14g}", value.get_double());
+    default: return {};  // null
+  }
+}
+
+// `name` is that of `value` ("" and `top` for the whole form).
+void flatten(const boost::json::value& value, const std::string& name, bool top, FormFields& out) {
+  if (const auto* array = value.if_array()) {
+    for (const auto& item : *array) flatten(item, name + "[]", false, out);
+  } else if (const auto* object = value.if_object()) {
+    std::vector<const boost::json::key_value_pair*> members;
+    members.reserve(object->size());
+    for (const auto& member : *object) members.push_back(&member);
+    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    for (const auto* member : members) {
+      const std::string key(member->key());
+      flatten(member->value(), top ? key : name + "[" + key + "]", false, out);
+    }
+  } else {
+    out.emplace_back(name, scalar_text(value));
+  }
+}
+
+}  // namespace
+
+FormFields nested_form_fields(const boost::json::value& values) {
+  if (!values.is_object()) throw std::invalid_argument("form values must be a table of names and values");
+  FormFields out;
+  flatten(values, "", true, out);
+  return out;
 }
 
 }  // namespace stampede::proto

@@ -1,5 +1,6 @@
 #pragma once
 // Percent-encoding for URLs and HTML forms (application/x-www-form-urlencoded). Pure.
+#include <boost/json/fwd.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,5 +28,13 @@ std::string append_query(std::string_view url, const FormFields& fields);
 // Parses "a=1&b=2" (a query or a form body): '+' is a space, %XX a byte, a malformed escape
 // is kept literally, a field without '=' has an empty value, empty fields are skipped.
 FormFields decode_form(std::string_view body);
+
+// Plug's nested parameter names (Plug.Conn.Query), as a browser's form with names such as
+// "post[title]" and "tags[]" sends them: {"post": {"title": "Hi"}, "tags": ["a", "b"]} gives
+// post[title]=Hi, tags[]=a, tags[]=b. Members in name order (bytewise), so that a run sends
+// the same form every time; array items in order. Strings as they are, booleans "true" and
+// "false", integers in decimal, other numbers as Lua's tostring writes them (%.14g), null as
+// "". Throws std::invalid_argument when `values` is not an object (a form needs names).
+FormFields nested_form_fields(const boost::json::value& values);
 
 }  // namespace stampede::proto

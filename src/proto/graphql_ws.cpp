@@ -5,14 +5,12 @@
 #include "proto/graphql_ws.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
 #include <optional>
 #include <stdexcept>
 
+#include "proto/json_string.hpp"
 #include "proto/phoenix_json_reader.hpp"
-#include "proto/websocket_frame.hpp"
 
 namespace stampede::proto::gql {
 namespace {
@@ -26,10 +24,7 @@ using Type = ServerMessage::Type;
 
 // A string as a JSON literal; text frames must be UTF-8, so anything else is refused here
 // rather than sent for the server to reject.
-std::string quoted(std::string_view s, std::string_view what) {
-  if (!ws::is_valid_utf8(s)) throw std::invalid_argument("graphql: " + std::string(what) + " is not valid UTF-8");
-  return json::serialize(json::string(s));
-}
+std::string quoted(std::string_view s, std::string_view what) { return json_string(s, "graphql: " + std::string(what)); }
 
 std::string_view trim_json_space(std::string_view s) {
   while (!s.empty() && phx::detail::is_json_space(s.front())) s.remove_prefix(1);

@@ -13,7 +13,7 @@
 //                event_target_cid(el.attributes, html))
 //   phx-change   "event" with form_change_payload(version, change)   (entries from form_entries)
 //   phx-submit   "event" with form_submit_payload(version, submit)
-//   patch        "live_patch" with live_patch_payload(resolve_url(page, href))
+//   patch        "live_patch" with live_patch_payload(proto::resolve_url(page, href))
 //   navigate     "phx_leave", then "phx_join" on the same topic with JoinParams::redirect = true,
 //                the old session/static tokens, live_referer = old URL, flash from the reply
 //   replies      read_event_reply(response): diff -> Rendered::merge_diff, navigation, cids
@@ -38,14 +38,6 @@
 #include "proto/liveview_page.hpp"
 
 namespace stampede::proto::lv {
-
-// ---------------------------------------------------------------------------------------------
-// URLs
-
-// `href` resolved against the absolute `base_url` as the browser's `el.href`/`el.src` does:
-// absolute URLs unchanged, "//host/x", "/path", "?query", "#fragment" and relative paths
-// (with "." and ".." segments) resolved. The client needs it for _track_static and live_patch.
-std::string resolve_url(std::string_view base_url, std::string_view href);
 
 // ---------------------------------------------------------------------------------------------
 // Socket and join
@@ -80,7 +72,7 @@ std::string socket_query(const JoinParams& join);
 struct Navigation {
   enum class Kind { None, Redirect, LiveRedirect, LivePatch };
   Kind kind = Kind::None;
-  std::string to;            // as sent (usually a path): resolve_url it against the page URL
+  std::string to;            // as sent (usually a path): proto::resolve_url it against the page URL
   std::string history;       // "push" or "replace" (live_redirect, live_patch)
   std::string flash;         // signed flash token to pass to the next join ("" = none)
   int status = 0;            // redirect status (LV >= 1.0), 0 when absent

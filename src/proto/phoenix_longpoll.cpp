@@ -3,17 +3,15 @@
 // inside are then decoded by phoenix_message_decode.cpp like WebSocket text frames.
 #include "proto/phoenix_longpoll.hpp"
 
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 #include <stdexcept>
 
 #include "proto/base64.hpp"
+#include "proto/json_string.hpp"
 #include "proto/phoenix_json_reader.hpp"
 
 namespace stampede::proto::phx::longpoll {
 namespace {
 
-namespace json = boost::json;
 using detail::JsonCursor;
 using detail::JsonKind;
 using detail::Read;
@@ -61,8 +59,6 @@ std::string read_messages(JsonCursor& in, std::vector<std::string>& messages) {
     return in.error();
   }
 }
-
-std::string quoted(std::string_view s) { return json::serialize(json::string(s)); }
 
 }  // namespace
 
@@ -195,10 +191,14 @@ std::string encode_response(const Response& response) {
   std::string out = "{\"messages\":[";
   for (std::size_t i = 0; i < response.messages.size(); ++i) {
     if (i > 0) out += ',';
-    out += quoted(response.messages[i]);
+    append_json_string(out, response.messages[i], "longpoll: a message");
   }
   out += "],\"status\":" + status + ",\"token\":";
-  out += response.token ? quoted(*response.token) : std::string("null");
+  if (response.token) {
+    append_json_string(out, *response.token, "longpoll: the token");
+  } else {
+    out += "null";
+  }
   out += '}';
   return out;
 }

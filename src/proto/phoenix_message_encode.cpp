@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "proto/json_string.hpp"
+
 namespace stampede::proto::phx {
 namespace {
 
@@ -11,68 +13,8 @@ constexpr std::string_view kReplyEvent = "phx_reply";
 
 bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::uint8_t byte_at(std::string_view s, std::size_t i) { return static_cast<std::uint8_t>(s[i]); }
-
 // ---------------------------------------------------------------------------------------
 // Encoders
-
-// Length of the valid UTF-8 sequence that starts at s[i] (Unicode table 3-7: no overlongs,
-// no surrogates, nothing above U+10FFFF), or 0 when it is not valid.
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  const auto at = [&](std::size_t k) -> unsigned { return i + k < s.size() ? byte_at(s, i + k) : 0u; };
-  const auto continuation = [](unsigned b) { return (b & 0xC0u) == 0x80u; };
-  const unsigned b0 = byte_at(s, i);
-  if (b0 < 0x80) return 1;
-  if (b0 >= 0xC2 && b0 <= 0xDF) return continuation(at(1)) ? 2 : 0;
-  if (b0 >= 0xE0 && b0 <= 0xEF) {
-    const unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
-    return at(1) >= lo && at(1) <= hi && continuation(at(2)) ? 3 : 0;
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4) {
-    const unsigned lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
-    return at(1) >= lo && at(1) <= hi && continuation(at(2)) && continuation(at(3)) ? 4 : 0;
-  }
-  return 0;
-}
-
-void append_escape(std::string& out, unsigned char b) {
-  switch (b) {
-    case '"': out += "\\\""; return;
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
-    case '\b': out += "\\b"; return;
-    case '\f': out += "\\f"; return;
-    default: {
-      static constexpr char kHex[] = "0123456789abcdef";
-      const char escaped[] = {'\\', 'u', '0', '0', kHex[b >> 4], kHex[b & 0xF]};
-      out.append(escaped, sizeof escaped);
-    }
-  }
-}
-
-// Appends `s` as a JSON string literal. Runs of plain bytes are copied in one go.
-void append_json_string(std::string& out, std::string_view s, const char* what) {
-  out.push_back('"');
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::uint8_t b = byte_at(s, i);
-    if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') {
-      ++i;
-    } else if (b >= 0x80) {
-      const std::size_t n = utf8_sequence_length(s, i);
-      if (n == 0) throw std::invalid_argument(std::string(what) + " is not valid UTF-8");
-      i += n;
-    } else {
-      out.append(s.data() + run, i - run);
-      append_escape(out, b);
-      run = ++i;
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out.push_back('"');
-}
 
 void append_nullable(std::string& out, const std::optional<std::string_view>& s, const char* what) {
   if (s) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "proto/base64.hpp"
 #include "proto/http_request_writer.hpp"
 #include "proto/http_text.hpp"
 
@@ -16,21 +17,14 @@ namespace {
 
 using namespace http_text;
 
-std::string base64(const unsigned char* data, std::size_t size) {
-  std::string out(4 * ((size + 2) / 3) + 1, '\0');  // EVP_EncodeBlock writes a terminating NUL
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-bool is_base64_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+std::string base64_of(const unsigned char* data, std::size_t size) {
+  return base64(std::string_view(reinterpret_cast<const char*>(data), size));
 }
 
 // base64 of 16 bytes: 22 characters and "==".
 bool is_valid_key(std::string_view key) {
-  return key.size() == 24 && key.substr(22) == "==" &&
-         std::all_of(key.begin(), key.begin() + 22, [](char c) { return is_base64_char(c); });
+  const auto nonce = key.size() == 24 ? decode_base64(key) : std::nullopt;
+  return nonce && nonce->size() == 16;
 }
 
 std::string lowercase(std::string_view text) {
@@ -138,7 +132,7 @@ bool handshake_owns(std::string_view name) {
 std::string make_key() {
   unsigned char nonce[16];
   if (RAND_bytes(nonce, sizeof nonce) != 1) throw std::runtime_error("OpenSSL could not produce random bytes");
-  return base64(nonce, sizeof nonce);
+  return base64_of(nonce, sizeof nonce);
 }
 
 std::string accept_value(std::string_view key) {
@@ -150,7 +144,7 @@ std::string accept_value(std::string_view key) {
   if (EVP_Digest(input.data(), input.size(), digest, &size, EVP_sha1(), nullptr) != 1) {
     throw std::runtime_error("OpenSSL could not compute SHA-1");
   }
-  return base64(digest, size);
+  return base64_of(digest, size);
 }
 
 bool parse_extensions(std::string_view value, std::vector<Extension>& out) {

@@ -13,6 +13,7 @@
 #include "proto/liveview_events.hpp"
 #include "proto/form.hpp"
 #include "proto/phoenix_message.hpp"
+#include "proto/url_resolve.hpp"
 #include "record/session_values.hpp"
 #include "record/socket_steps.hpp"
 
@@ -151,7 +152,7 @@ void liveview_socket_steps(const Exchange& socket, const UrlParts& url, Summary&
       Step* last_action = last_action_of();
       if (!to.empty() && m.topic == main_topic && last_action != nullptr && !last_action->navigates) {
         last_action->navigates = true;
-        if (full_page) last_action->follow_to = lv::resolve_url(page_url, to);
+        if (full_page) last_action->follow_to = proto::resolve_url(page_url, to);
         navigation_pending = !full_page;
       }
       continue;
@@ -176,7 +177,7 @@ void liveview_socket_steps(const Exchange& socket, const UrlParts& url, Summary&
       const auto to = navigation_of(reply->message, full_page);
       if (to.empty()) return;
       step.navigates = true;
-      if (full_page) step.follow_to = lv::resolve_url(page_url, to);
+      if (full_page) step.follow_to = proto::resolve_url(page_url, to);
       navigation_pending = !full_page;
     };
 

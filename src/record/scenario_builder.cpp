@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "proto/liveview_events.hpp"
+#include "proto/url_resolve.hpp"
 #include "record/http_steps.hpp"
 #include "record/recording_scope.hpp"
 #include "record/socket_steps.hpp"
@@ -47,7 +48,7 @@ void attach_page_loads(std::vector<Step>& steps, std::vector<Candidate>& http, S
           const auto& c = http[k];
           const auto* location = c.exchange->response_header("location");
           if (c.consumed || !is_redirect(c.exchange->status) || location == nullptr) continue;
-          if (proto::lv::resolve_url(c.exchange->url, *location) != http[found].exchange->url) continue;
+          if (proto::resolve_url(c.exchange->url, *location) != http[found].exchange->url) continue;
           http[k].consumed = true;
           found = k;
           more = true;
@@ -291,7 +292,7 @@ BuildResult build_scenario(const Recording& recording, const ConvertOptions& opt
       const auto* location = final_hop->response_header("location");
       if (location == nullptr) break;
       if (http[j].consumed || http[j].exchange->method != "GET" ||
-          http[j].exchange->url != proto::lv::resolve_url(final_hop->url, *location))
+          http[j].exchange->url != proto::resolve_url(final_hop->url, *location))
         continue;
       http[j].consumed = true;
       final_hop = http[j].exchange;

@@ -36,8 +36,8 @@ void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through 
   lua_pop(L, 2);
 }
 
-void run_module_lua(lua_State* L, const char* source, const char* chunk_name) {
-  if (luaL_loadbuffer(L, source, std::char_traits<char>::length(source), chunk_name) != 0) lua_error(L);
+void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name) {
+  if (luaL_loadbuffer(L, source.data(), source.size(), chunk_name) != 0) lua_error(L);
   lua_insert(L, -2);  // chunk below its argument
   lua_call(L, 1, 1);
 }
@@ -124,6 +124,14 @@ std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int inde
   }
   luaL_error(L, "%s: local_addresses: %s", fn, error.c_str());
   return {};
+}
+
+int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result) {
+  lua_pushnil(co);
+  lua_pushlstring(co, message.data(), message.size());
+  lua_pushstring(co, result.error_reason.c_str());
+  lua_pushinteger(co, result.status);
+  return 4;
 }
 
 Vu& require_vu(lua_State* L, const char* function_name) {

@@ -2,6 +2,7 @@
 // The Lua modules Stampede gives scenarios. Each lives in its own module_*.cpp file and
 // only adapts a C++ call to a coroutine and a table: no protocol logic here.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,9 @@ int open_sse_module(lua_State* L);
 int open_graphql_ws_module(lua_State* L);
 int open_socketio_module(lua_State* L);
 
-// Loads `source` (a chunk named `chunk_name`) and calls it with the table on top of the
-// stack, returning what it returns: how a module adds its Lua-written parts.
-void run_module_lua(lua_State* L, const char* source, const char* chunk_name);
+// Loads `source` (a chunk named `chunk_name`: one of module_lua.hpp's files) and calls it with
+// the table on top of the stack, returning what it returns: how a module adds its Lua half.
+void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name);
 
 // A duration argument: a number of milliseconds or a string such as "30s"; `fallback` when
 // the argument is nil or absent. Raises a Lua error naming `fn` when it is not a duration.
@@ -52,6 +53,10 @@ std::vector<std::pair<std::string, std::string>> pairs_arg(lua_State* L, int ind
 // The options every WebSocket-based connect takes from its options table at `index`:
 // headers, compression, insecure, local_addresses. Errors name `fn` ("channels.connect").
 void socket_options_arg(lua_State* L, int index, const char* fn, clients::WebSocketSession::ConnectOptions& options);
+
+// What a WebSocket-based connect returns to its Lua half when it failed: nil, `message`, the
+// one-word reason, the HTTP status (0 when none). Returns 4, the number of values pushed.
+int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result);
 
 // Raises a Lua error from a binding when it is called outside a VU (at load time).
 struct Vu;

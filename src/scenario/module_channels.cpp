@@ -1,7 +1,7 @@
 // `stampede.channels`: Phoenix Channels over a WebSocket, as phoenix.js does them. The
-// protocol lives in clients::ChannelsSocket; this file adapts it to coroutines and tables.
-// The Lua half (at the bottom) holds the user-facing methods, error objects, Presence and
-// Absinthe, built on a few C primitives.
+// protocol lives in clients::ChannelsSocket (and clients::AbsintheClient for Absinthe); this
+// file adapts them to coroutines and tables. The Lua half (src/scenario/lua/channels.lua)
+// holds the user-facing methods and error objects, built on the C primitives below.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -11,12 +11,17 @@
 #include <memory>
 #include <string>
 
+#include "clients/absinthe_client.hpp"
 #include "clients/channels_socket.hpp"
+#include "clients/phoenix_connection.hpp"
 #include "clients/websocket_session.hpp"
+#include "proto/absinthe.hpp"
 #include "proto/form.hpp"
+#include "proto/phoenix_socket_url.hpp"
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -26,8 +31,8 @@ namespace {
 constexpr const char* kType = "stampede.channels.Socket";
 
 struct ChannelsHandle {
-  std::unique_ptr<clients::WebSocketSession> ws;
-  std::shared_ptr<clients::ChannelsSocket> phx;
+  std::shared_ptr<clients::PhoenixConnection> connection;
+  std::shared_ptr<clients::ChannelsSocket> phx;  // the connection's
   int encode_ref = LUA_NOREF;  // custom serializer functions, in the main state's registry
   int decode_ref = LUA_NOREF;
   lua_State* main = nullptr;
@@ -92,30 +97,20 @@ int push_reply(lua_State* co, const clients::ChannelReply& r) {
   return 6;
 }
 
-// phoenix.js: endPoint + "/websocket", the params, then vsn last.
-std::string socket_url(lua_State* L, std::string url, int params_index, const std::string& vsn) {
-  if (url.rfind("http://", 0) == 0) url = "ws://" + url.substr(7);
-  if (url.rfind("https://", 0) == 0) url = "wss://" + url.substr(8);
-  const auto query_at = url.find('?');
-  std::string path = url.substr(0, query_at);
-  const std::string query = query_at == std::string::npos ? "" : url.substr(query_at);
-  while (!path.empty() && path.back() == '/') path.pop_back();
-  if (path.size() < 10 || path.compare(path.size() - 10, 10, "/websocket") != 0) path += "/websocket";
-  url = path + query;
+// channels.connect's `params` option, for the socket URL.
+proto::FormFields socket_params_arg(lua_State* L, int params_index) {
   proto::FormFields params;
-  if (lua_istable(L, params_index)) {
-    lua_pushnil(L);
-    while (lua_next(L, params_index) != 0) {
-      lua_pushvalue(L, -2);
-      const char* k = lua_tostring(L, -1);
-      if (k == nullptr || !(lua_isstring(L, -2) || lua_isboolean(L, -2)))
-        luaL_error(L, "channels.connect: params must be name = string/number/boolean");
-      params.emplace_back(k, lua_isboolean(L, -2) ? (lua_toboolean(L, -2) ? "true" : "false") : lua_tostring(L, -2));
-      lua_pop(L, 2);
-    }
+  if (params_index == 0 || !lua_istable(L, params_index)) return params;
+  lua_pushnil(L);
+  while (lua_next(L, params_index) != 0) {
+    lua_pushvalue(L, -2);
+    const char* k = lua_tostring(L, -1);
+    if (k == nullptr || !(lua_isstring(L, -2) || lua_isboolean(L, -2)))
+      luaL_error(L, "channels.connect: params must be name = string/number/boolean");
+    params.emplace_back(k, lua_isboolean(L, -2) ? (lua_toboolean(L, -2) ? "true" : "false") : lua_tostring(L, -2));
+    lua_pop(L, 2);
   }
-  params.emplace_back("vsn", vsn);
-  return proto::append_query(url, params);
+  return params;
 }
 
 // The custom serializer's halves, called on the main Lua state (never on a VU's coroutine).
@@ -261,77 +256,54 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "params");
     params_index = lua_gettop(L);
   }
-  const std::string url = socket_url(L, base, params_index, vsn);
+  const std::string url = proto::phx::socket_url(base, socket_params_arg(L, params_index), vsn);
   Vu& vu = require_vu(L, "channels.connect");
 
+  handle->connection = clients::PhoenixConnection::make(rt->context(), std::move(options));
+  handle->phx = handle->connection->phx;
   std::weak_ptr<ChannelsHandle> weak = handle;
-  clients::WebSocketSession::Callbacks cb;
-  cb.on_message = [weak](proto::ws::Opcode op, std::string_view payload) {
-    if (auto h = weak.lock()) {
-      auto phx = h->phx;  // keeps it alive while it may close itself
-      phx->on_frame(payload, op == proto::ws::Opcode::Binary);
-    }
-  };
-  cb.on_close = [weak](const clients::WebSocketSession::CloseInfo& info) {
-    if (auto h = weak.lock()) {
-      auto phx = h->phx;
-      phx->on_closed(info.clean || !info.reason.empty()
-                         ? fmt::format("{} {}", info.code, info.reason)
-                         : info.error);
-    }
-  };
-  handle->ws = std::make_unique<clients::WebSocketSession>(rt->context(), std::move(cb));
-  handle->phx = std::make_shared<clients::ChannelsSocket>(
-      rt->context(), std::move(options),
-      [weak](std::string data, bool binary) {
-        if (auto h = weak.lock(); h && h->ws) binary ? h->ws->send_binary(data) : h->ws->send_text(data);
-      },
-      [weak](std::uint16_t code, std::string reason) {
-        if (auto h = weak.lock(); h && h->ws)
-          h->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
-      });
   vu.iteration_cleanup.push_back([weak] {
-    if (auto h = weak.lock()) {
-      auto phx = h->phx;
-      phx->close("the iteration ended");
-      h->ws.reset();
-    }
+    if (auto h = weak.lock()) h->connection->release("the iteration ended");
   });
-  handle->ws->connect(url, std::move(ws_options),
-                      [rt, &vu, epoch = vu.epoch, handle, url](clients::WebSocketSession::ConnectResult res) {
-                        if (res.ok()) handle->phx->on_open();
+  handle->connection->connect(url, std::move(ws_options),
+                      [rt, &vu, epoch = vu.epoch, handle, url](const clients::WebSocketSession::ConnectResult& res) {
                         if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
                         rt->resume(vu, epoch, [&](lua_State* co) {
                           if (res.ok()) {
                             push_handle(co, handle, kType);
                             return 1;
                           }
-                          lua_pushnil(co);
-                          lua_pushstring(co, fmt::format("{}: {}", url, res.error).c_str());
-                          lua_pushstring(co, res.error_reason.c_str());
-                          lua_pushinteger(co, res.status);
-                          return 4;
+                          return push_connect_failure(co, fmt::format("{}: {}", url, res.error), res);
                         });
                       });
   return lua_yield(L, 0);
 }
 
-// Runs a request on the socket and yields until its reply; `start` throws for a message
-// that cannot be encoded.
+// Starts an asynchronous call and yields until it completes: `start(resume)` starts it and may
+// throw for a message that cannot be encoded (nothing is sent then); its completion calls
+// resume(push), which resumes the VU with what push(co) leaves on the coroutine's stack.
 template <typename Start>
-int request(lua_State* L, const char* what, Start start) {
+int yield_for(lua_State* L, const char* what, Start start) {
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, what);
   std::string error;
   try {
-    start([rt, &vu, epoch = vu.epoch](const clients::ChannelReply& reply) {
-      rt->resume(vu, epoch, [&reply](lua_State* co) { return push_reply(co, reply); });
-    });
+    start([rt, &vu, epoch = vu.epoch](const std::function<int(lua_State*)>& push) { rt->resume(vu, epoch, push); });
   } catch (const std::exception& e) {
     error = e.what();
   }
   if (!error.empty()) luaL_error(L, "%s: %s", what, error.c_str());
   return lua_yield(L, 0);
+}
+
+// A join, push or leave: yields until its reply, which the VU gets as push_reply() pushes it.
+template <typename Start>
+int request(lua_State* L, const char* what, Start start) {
+  return yield_for(L, what, [&](auto resume) {
+    start([resume](const clients::ChannelReply& reply) {
+      resume([&reply](lua_State* co) { return push_reply(co, reply); });
+    });
+  });
 }
 
 // join(h, topic, payload, timeout)
@@ -489,190 +461,80 @@ int l_presence_wait(lua_State* L) {
   return lua_yield(L, 0);
 }
 
-constexpr const char* kChannelsLua = R"lua(
-local c = ...
-local errors = require "stampede.error"
-local json = require "stampede.json"
-local now = require("stampede").now
 
-local M = {}
-local Socket = {}
-Socket.__index = Socket
+// Absinthe (clients::AbsintheClient) ---------------------------------------------------------
 
-local Binary = {}
-Binary.__index = Binary
--- channels.binary(data): send `data` as a V2 binary frame instead of JSON.
-function M.binary(data)
-  assert(type(data) == "string", "channels.binary(data): data must be a string")
-  return setmetatable({ data = data }, Binary)
-end
-local function split_payload(payload)
-  if getmetatable(payload) == Binary then return payload.data, true end
-  return payload, false
-end
+// absinthe_join(h, timeout) -> as join
+int l_absinthe_join(lua_State* L) {
+  auto h = handle_arg(L);
+  const Nanos timeout = duration_arg(L, 2, "socket:join timeout", 0);
+  return request(L, "channels.absinthe", [&](auto done) { clients::AbsintheClient(*h->phx).join(timeout, done); });
+}
 
--- A timeout option in ms (nil when not given). A bad one is an error at `level`, as error()
--- counts from the function calling this: the user's line, not this module's.
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
+// absinthe_doc(h, query, variables, timeout) -> as push, then the subscriptionId (nil when
+// the reply started none)
+int l_absinthe_doc(lua_State* L) {
+  auto h = handle_arg(L);
+  const std::string query = luaL_checkstring(L, 2);
+  const std::string variables = payload_arg(L, 3, false);
+  const Nanos timeout = duration_arg(L, 4, "socket:push timeout", 0);
+  return yield_for(L, "absinthe", [&](auto resume) {
+    clients::AbsintheClient(*h->phx).doc(query, variables, timeout, [resume](const clients::AbsintheDoc& doc) {
+      resume([&doc](lua_State* co) {
+        const int n = push_reply(co, doc.reply);
+        if (doc.subscription_id.empty()) {
+          lua_pushnil(co);
+        } else {
+          lua_pushlstring(co, doc.subscription_id.data(), doc.subscription_id.size());
+        }
+        return n + 1;
+      });
+    });
+  });
+}
 
-function M.connect(url, opts)
-  local handle, message, reason, status = c.connect(url, opts)
-  if not handle then
-    errors.raise("connect_error", "channels.connect " .. message, nil, 2, { reason = reason, status = status })
-  end
-  return setmetatable({ _h = handle, url = url }, Socket)
-end
+// absinthe_unsubscribe(h, subscription_id, timeout) -> as push
+int l_absinthe_unsubscribe(lua_State* L) {
+  auto h = handle_arg(L);
+  const std::string id = luaL_checkstring(L, 2);
+  const Nanos timeout = duration_arg(L, 3, "socket:push timeout", 0);
+  return request(L, "absinthe:unsubscribe",
+                 [&](auto done) { clients::AbsintheClient(*h->phx).unsubscribe(id, timeout, done); });
+}
 
--- (ok, status, response, failure, message, raw) from C -> the response, or an error object.
-local function outcome(what, ok, status, response, failure, message, raw, level)
-  if ok then return response end
-  level = (level or 2) + 1
-  if failure == "" then
-    local text = raw ~= "" and raw or status
-    local kind = what:find("join", 1, true) and "join_error" or (what:find("leave", 1, true) and "leave_error" or "push_error")
-    local verb = kind == "join_error" and "refused" or ("replied " .. status)
-    errors.raise(kind, what .. " " .. verb .. ": " .. text, response, level, { status = status })
-  end
-  errors.raise(failure, what .. ": " .. message, nil, level)
-end
+int push_absinthe_data(lua_State* co, const std::optional<clients::AbsintheData>& data) {
+  if (!data) {
+    lua_pushnil(co);
+    return 1;
+  }
+  lua_createtable(co, 0, 3);
+  lua_pushnumber(co, static_cast<double>(data->message->seq));
+  lua_setfield(co, -2, "seq");
+  push_payload(co, data->message->payload, data->message->binary);
+  lua_setfield(co, -2, "payload");
+  if (!data->result_json.empty()) {
+    push_payload(co, data->result_json, false);
+    lua_setfield(co, -2, "result");
+  }
+  return 1;
+}
 
-function Socket:join(topic, payload, opts)
-  opts = opts or {}
-  local timeout = duration_ms(opts.timeout, "socket:join timeout", 2)
-  return outcome("channel.join " .. topic, c.join(self._h, topic, payload, timeout))
-end
-
-function Socket:push(topic, event, payload, opts)
-  opts = opts or {}
-  local data, binary = split_payload(payload)
-  local timeout = duration_ms(opts.timeout, "socket:push timeout", 2)
-  return outcome("channel.push " .. topic .. " " .. event, c.push(self._h, topic, event, data, binary, timeout))
-end
-
-function Socket:leave(topic, opts)
-  opts = opts or {}
-  local timeout = duration_ms(opts.timeout, "socket:leave timeout", 2)
-  return outcome("channel.leave " .. topic, c.leave(self._h, topic, timeout))
-end
-
-function Socket:cast(topic, event, payload)
-  local data, binary = split_payload(payload)
-  c.cast(self._h, topic, event, data, binary)
-end
-
--- await(topic, event, {match = fn, timeout = ...}) -> payload (and the message)
--- One deadline for the whole call: messages that do not match spend the time like silence
--- does, so a busy topic cannot keep an await alive past its timeout.
-function Socket:await(topic, event, opts)
-  opts = opts or {}
-  local deadline = now() + (duration_ms(opts.timeout, "socket:await timeout", 2) or 10000)
-  local after = 0
-  while true do
-    -- Past the deadline this still reads what is already buffered (it arrived in time), but
-    -- waits for nothing more.
-    local msg = c.next(self._h, topic, event or "", after, deadline - now())
-    if not msg then
-      local why = c.is_open(self._h) and "timeout" or "closed"
-      errors.raise(why, "socket:await " .. topic .. " " .. (event or "*") .. ": " ..
-        (why == "timeout" and "nothing matching arrived in time" or "the socket closed"), nil, 2)
-    end
-    if not opts.match or opts.match(msg.payload, msg) then
-      c.consume(self._h, msg.seq)
-      return msg.payload, msg
-    end
-    after = msg.seq
-  end
-end
-
-function Socket:close() c.close(self._h) end
-function Socket:is_open() return c.is_open(self._h) end
-
--- Presence -------------------------------------------------------------------------------
-local Presence = {}
-Presence.__index = Presence
-
-function M.presence(socket, topic)
-  local p = setmetatable({ socket = socket, topic = topic }, Presence)
-  c.presence_list(socket._h, topic)  -- starts tracking now: nothing received since the join is lost
-  return p
-end
-
-function Presence:list()
-  local list = c.presence_list(self.socket._h, self.topic)
-  return list
-end
-
--- Reached by tail calls only, so that level 2 of its errors is the user's line.
-local function await_presence(self, fn, opts, what)
-  opts = opts or {}
-  local budget = duration_ms(opts.timeout, what .. " timeout", 2) or c.default_timeout(self.socket._h)
-  local deadline = now() + budget
-  while true do
-    local list, version = c.presence_list(self.socket._h, self.topic)
-    if fn(list) then return list end
-    local remaining = deadline - now()
-    if remaining <= 0 or not c.presence_wait(self.socket._h, self.topic, version, remaining) then
-      errors.raise("timeout", what .. " " .. self.topic .. ": the condition did not become true in time", nil, 2)
-    end
-  end
-end
-
-function Presence:await(fn, opts)
-  return await_presence(self, fn, opts, "presence:await")
-end
-
-function Presence:await_user(id, opts)
-  id = tostring(id)
-  return await_presence(self, function(list) return list[id] ~= nil end, opts, "presence:await_user")
-end
-
--- Absinthe ---------------------------------------------------------------------------------
-local Absinthe = {}
-Absinthe.__index = Absinthe
-local CONTROL = "__absinthe__:control"
-
-function M.absinthe(socket, opts)
-  local a = setmetatable({ socket = socket }, Absinthe)
-  socket:join(CONTROL, {}, opts)
-  return a
-end
-
--- subscribe(query, variables) -> subscriptionId
-function Absinthe:subscribe(query, variables, opts)
-  local response = self.socket:push(CONTROL, "doc", { query = query, variables = variables or {} }, opts)
-  if type(response) ~= "table" or not response.subscriptionId then
-    errors.raise("subscription_error", "absinthe doc did not start a subscription: " .. json.encode(response), response, 2)
-  end
-  return response.subscriptionId
-end
-
--- await(subscription_id, {match, timeout}) -> the GraphQL result of the next data push
-function Absinthe:await(subscription_id, opts)
-  opts = opts or {}
-  local match = opts.match
-  local payload = self.socket:await(subscription_id, "subscription:data", {
-    timeout = duration_ms(opts.timeout, "absinthe:await timeout", 2),
-    match = function(p) return not match or match(p.result, p) end,
-  })
-  return payload.result, payload
-end
-
-function Absinthe:unsubscribe(subscription_id, opts)
-  return self.socket:push(CONTROL, "unsubscribe", { subscriptionId = subscription_id }, opts)
-end
-
--- Absinthe queries and mutations over the socket: the reply carries the data.
-function Absinthe:run(query, variables, opts)
-  return self.socket:push(CONTROL, "doc", { query = query, variables = variables or {} }, opts)
-end
-
-return M
-)lua";
+// absinthe_next(h, subscription_id, after_seq, remaining_ms) -> {seq, result, payload} | nil, as next
+int l_absinthe_next(lua_State* L) {
+  auto h = handle_arg(L);
+  const std::string id = luaL_checkstring(L, 2);
+  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
+  const Nanos timeout = remaining_arg(L, 4);
+  clients::AbsintheClient absinthe(*h->phx);
+  if (auto data = absinthe.find_data(id, after)) return push_absinthe_data(L, data);
+  if (!h->phx->is_open() || timeout == 0) return push_absinthe_data(L, std::nullopt);
+  ScenarioRuntime* rt = runtime_of(L);
+  Vu& vu = require_vu(L, "absinthe:await");
+  absinthe.wait_data(id, after, timeout, [rt, &vu, epoch = vu.epoch](std::optional<clients::AbsintheData> data) {
+    rt->resume(vu, epoch, [&data](lua_State* co) { return push_absinthe_data(co, data); });
+  });
+  return lua_yield(L, 0);
+}
 
 }  // namespace
 
@@ -690,10 +552,17 @@ int open_channels_module(lua_State* L) {
                                 {"presence_wait", l_presence_wait},
                                 {"duration_ms", l_duration_ms},
                                 {"default_timeout", l_default_timeout},
+                                {"absinthe_join", l_absinthe_join},
+                                {"absinthe_doc", l_absinthe_doc},
+                                {"absinthe_unsubscribe", l_absinthe_unsubscribe},
+                                {"absinthe_next", l_absinthe_next},
                                 {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
-  run_module_lua(L, kChannelsLua, "=stampede.channels");
+  const std::string_view control = proto::phx::absinthe::kControlTopic;
+  lua_pushlstring(L, control.data(), control.size());
+  lua_setfield(L, -2, "ABSINTHE_CONTROL");
+  run_module_lua(L, module_lua::channels_lua, "=stampede.channels");
   return 1;
 }
 

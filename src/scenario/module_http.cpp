@@ -18,6 +18,7 @@
 #include "proto/form.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -392,16 +393,6 @@ int l_response_json(lua_State* L) {
   return 1;
 }
 
-constexpr const char* kHttpLua = R"lua(
-local M = ...
-local request = M.request
-for _, method in ipairs({"get", "post", "put", "patch", "delete", "head", "options"}) do
-  local upper = method:upper()
-  M[method] = function(url, opts) return request(upper, url, opts) end
-end
-M.del = M.delete
-return M
-)lua";
 
 }  // namespace
 
@@ -421,7 +412,7 @@ int open_http_module(lua_State* L) {
   lua_setfield(L, -2, "request");
   lua_pushcfunction(L, l_batch);
   lua_setfield(L, -2, "batch");
-  run_module_lua(L, kHttpLua, "=stampede.http");
+  run_module_lua(L, module_lua::http_lua, "=stampede.http");
   return 1;
 }
 

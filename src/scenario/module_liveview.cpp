@@ -1,6 +1,7 @@
 // `stampede.liveview`: a LiveView page driven like a browser drives it. The protocol lives in
-// clients::LiveViewSession; this file adapts it to coroutines and tables. The Lua half (at the
-// bottom) holds the user-facing methods and turns failed outcomes into `stampede.error` objects.
+// clients::LiveViewSession; this file adapts it to coroutines and tables. The Lua half
+// (src/scenario/lua/liveview.lua) holds the user-facing methods and turns failed outcomes into
+// `stampede.error` objects.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -133,21 +135,20 @@ Nanos opt_duration(lua_State* L, int index, const char* field, const char* what,
   return d;
 }
 
-// A list {{name, value}, ...} (the Lua half flattens nested tables) or a URL-encoded string.
+// Form values: a table of names ({post = {title = "Hi"}}, flattened into Plug's nested names by
+// proto::nested_form_fields) or a URL-encoded string.
 proto::FormFields form_fields(lua_State* L, int index) {
-  proto::FormFields fields;
-  if (lua_isnoneornil(L, index)) return fields;
+  if (lua_isnoneornil(L, index)) return {};
   if (lua_type(L, index) == LUA_TSTRING) return proto::decode_form(lua_tostring(L, index));
-  luaL_checktype(L, index, LUA_TTABLE);
-  const int n = static_cast<int>(lua_objlen(L, index));
-  for (int i = 1; i <= n; ++i) {
-    lua_rawgeti(L, index, i);
-    lua_rawgeti(L, -1, 1);
-    lua_rawgeti(L, -2, 2);
-    fields.emplace_back(luaL_checkstring(L, -2), luaL_checkstring(L, -1));
-    lua_pop(L, 3);
+  if (!lua_istable(L, index)) luaL_error(L, "liveview: form values must be a table or a URL-encoded string");
+  std::string error;
+  try {
+    return proto::nested_form_fields(lua_to_json(L, index));
+  } catch (const std::exception& e) {
+    error = e.what();  // luaL_error longjmps: no exception may be in flight
   }
-  return fields;
+  luaL_error(L, "liveview: %s", error.c_str());
+  return {};
 }
 
 clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* rt) {
@@ -409,138 +410,6 @@ int l_close(lua_State* L) {
   return 0;
 }
 
-constexpr const char* kLiveViewLua = R"lua(
-local c = ...
-local errors = require "stampede.error"
-local now = require("stampede").now
-
-local M = {}
-local View = {}
-View.__index = View
-
--- An outcome table from C -> the reply, or a stampede.error object of its kind.
-local function check(r, level)
-  if r.ok then return r.reply end
-  local extra = { reason = r.reason ~= "" and r.reason or nil, to = r.to, status = r.status }
-  if r.kind == "live_redirect" then extra.live_redirect = r.navigation end
-  if r.kind == "redirect" then extra.redirect = r.navigation end
-  errors.raise(r.kind, "liveview: " .. r.message, r.response, (level or 2) + 1, extra)
-end
-
-function M.connect(url, opts)
-  local handle, failure = c.connect(url, opts)
-  if not handle then check(failure, 2) end
-  return setmetatable({ _h = handle }, View)
-end
-
--- {post = {title = "Hi"}, tags = {"a", "b"}} -> {{"post[title]", "Hi"}, {"tags[]", "a"}, {"tags[]", "b"}},
--- names sorted so that a run sends the same form every time.
-local function flatten(value, prefix, out)
-  if type(value) == "table" then
-    if #value > 0 then
-      for _, v in ipairs(value) do flatten(v, prefix .. "[]", out) end
-      return out
-    end
-    local keys = {}
-    for k in pairs(value) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-    for _, k in ipairs(keys) do
-      flatten(value[k], prefix and (prefix .. "[" .. tostring(k) .. "]") or tostring(k), out)
-    end
-  elseif type(value) == "boolean" then
-    out[#out + 1] = { prefix, value and "true" or "false" }
-  else
-    out[#out + 1] = { prefix, tostring(value) }
-  end
-  return out
-end
-
-local function fields(values)
-  if values == nil or type(values) == "string" then return values end
-  assert(type(values) == "table", "liveview: form values must be a table or a URL-encoded string")
-  return flatten(values, nil, {})
-end
-
-for _, kind in ipairs({ "click", "keyup", "keydown", "blur", "focus", "hook" }) do
-  View[kind] = function(self, event, value, opts)
-    return check(c.event(self._h, kind, event, value, opts), 2)
-  end
-end
-
-function View:change(event, values, opts)
-  return check(c.form(self._h, "change", event, fields(values), opts), 2)
-end
-
-function View:submit(event, values, opts)
-  return check(c.form(self._h, "submit", event, fields(values), opts), 2)
-end
-
-function View:patch(url, opts)
-  opts = opts or {}
-  check(c.patch(self._h, url, opts.timeout), 2)
-  return self
-end
-
-function View:navigate(url, opts)
-  opts = opts or {}
-  check(c.navigate(self._h, url, opts.flash), 2)
-  return self
-end
-
--- Follows a live_redirect or redirect error the way the browser would.
-function View:follow(err)
-  if errors.is(err, "live_redirect") then
-    check(c.navigate(self._h, err.live_redirect.to, err.live_redirect.flash), 2)
-  elseif errors.is(err, "redirect") then
-    check(c.load(self._h, err.redirect.to), 2)
-  else
-    error("view:follow(err): err must be a live_redirect or redirect error, not " .. tostring(err), 2)
-  end
-  return self
-end
-
-function View:upload(name, files, opts)
-  check(c.upload(self._h, name, files, opts), 2)
-end
-
--- await({event = name, match = fn(payload, msg), timeout = ms}) -> payload, msg
--- msg: {kind = "diff"|"event"|"live_patch", view = id, event = name, to = url, payload = ...}
-function View:await(opts)
-  opts = opts or {}
-  local budget = opts.timeout == nil and 10000 or opts.timeout
-  local deadline = type(budget) == "number" and (now() + budget) or nil
-  local after = 0
-  while true do
-    local remaining = deadline and math.max(0, deadline - now()) or budget
-    local msg = c.next(self._h, after, remaining)
-    if msg then
-      local wanted = (opts.event == nil or (msg.kind == "event" and msg.event == opts.event))
-      if wanted and (not opts.match or opts.match(msg.payload, msg)) then
-        c.consume(self._h, msg.seq)
-        return msg.payload, msg
-      end
-      after = msg.seq
-    else
-      local state = c.state(self._h)
-      if not state.ok then check(state, 2) end
-      if not deadline or now() >= deadline then
-        errors.raise("timeout", "liveview: view:await" .. (opts.event and (" " .. opts.event) or "") ..
-          ": nothing matching arrived in time", nil, 2)
-      end
-    end
-  end
-end
-
-function View:html() return c.html(self._h) end
-function View:text(selector) return c.text(self._h, selector) end
-function View:url() return c.url(self._h) end
-function View:title() return c.title(self._h) end
-function View:version() return c.version(self._h) end
-function View:is_open() return c.is_open(self._h) end
-function View:close() c.close(self._h) end
-
-return M
-)lua";
 
 }  // namespace
 
@@ -553,7 +422,7 @@ int open_liveview_module(lua_State* L) {
                                 {"is_open", l_is_open}, {"close", l_close},     {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
-  run_module_lua(L, kLiveViewLua, "=stampede.liveview");
+  run_module_lua(L, module_lua::liveview_lua, "=stampede.liveview");
   return 1;
 }
 

@@ -18,6 +18,7 @@
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -328,125 +329,6 @@ int l_duration_ms(lua_State* L) {
   return 1;
 }
 
-constexpr const char* kSocketIoLua = R"lua(
-local c = ...
-local errors = require "stampede.error"
-local now = require("stampede").now
-
-local M = {}
-local Socket = {}
-Socket.__index = Socket
-
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
-
--- sio.binary(bytes): sent as a binary attachment, not as a JSON string.
-function M.binary(bytes)
-  assert(type(bytes) == "string", "socketio.binary(bytes): bytes must be a string")
-  return setmetatable({ data = bytes }, c.Binary)
-end
-
--- sio.args(a, b, ...): several arguments for one emit (or ack).
-local Args = {}
-function M.args(...)
-  return setmetatable({ n = select("#", ...), ... }, Args)
-end
-local function arg_list(data)
-  if data == nil then return {} end
-  if getmetatable(data) == Args then
-    local list = {}
-    for i = 1, data.n do list[i] = data[i] end
-    return list
-  end
-  return { data }
-end
-
--- The namespace of a URL's path, as socket.io-client reads io("http://host/chat").
-local function url_namespace(url)
-  local path = url:match("^%a+://[^/?#]+(/[^?#]*)")
-  if path == nil or path == "" or path == "/" then return "/" end
-  return path
-end
-
-function M.connect(url, opts)
-  opts = opts or {}
-  local nsp = opts.namespace or url_namespace(url)
-  local base = url:match("^(%a+://[^/?#]+)") or url
-  local handle, sid, reason, status = c.connect(base, opts, nsp)
-  if not handle then
-    errors.raise("connect_error", "socketio.connect " .. sid, nil, 2,
-      { reason = reason, status = status })
-  end
-  return setmetatable({ _h = handle, namespace = nsp, id = sid, url = url }, Socket)
-end
-
--- of(namespace, {auth = ...}): another namespace on the same connection.
-function Socket:of(nsp, opts)
-  opts = opts or {}
-  local sid, message, reason = c.join(self._h, nsp, opts.auth)
-  if not sid then errors.raise("connect_error", "socket:of " .. nsp .. ": " .. message, nil, 2, { reason = reason }) end
-  return setmetatable({ _h = self._h, namespace = nsp, id = sid, url = self.url }, Socket)
-end
-
--- emit(event, data, {ack = true, timeout = "5s"}) -> the ack's arguments (with ack)
-function Socket:emit(event, data, opts)
-  opts = opts or {}
-  local timeout = duration_ms(opts.timeout, "socket:emit timeout", 2)
-  if not opts.ack then
-    c.emit(self._h, self.namespace, event, arg_list(data), false)
-    return
-  end
-  local args, message, reason = c.emit(self._h, self.namespace, event, arg_list(data), true, timeout)
-  if not args then
-    errors.raise(reason == "ack timeout" and "timeout" or "closed", "socket:emit " .. event .. ": " .. message, nil, 2,
-      { reason = reason })
-  end
-  return unpack(args)
-end
-
--- await(event, {match = fn, timeout = "5s"}) -> the first argument, and the message
--- {event=, args=, namespace=, ack_id=}. match(first_argument, message).
-function Socket:await(event, opts)
-  opts = opts or {}
-  local deadline = now() + (duration_ms(opts.timeout, "socket:await timeout", 2) or 10000)
-  local after = 0
-  while true do
-    local msg = c.next(self._h, self.namespace, event, after, deadline - now())
-    if not msg then
-      local reason = c.disconnect_reason(self._h, self.namespace)
-      if reason then
-        errors.raise("closed", "socket:await " .. (event or "*") .. ": disconnected (" .. reason .. ")", nil, 2,
-          { reason = reason })
-      end
-      errors.raise("timeout", "socket:await " .. (event or "*") .. ": nothing matching arrived in time", nil, 2)
-    end
-    if not opts.match or opts.match(msg.args[1], msg) then
-      c.consume(self._h, msg.seq)
-      msg.seq = nil
-      return msg.args[1], msg
-    end
-    after = msg.seq
-  end
-end
-
--- ack(message, data): answers an event the server sent with an ack callback.
-function Socket:ack(msg, data)
-  if type(msg) ~= "table" or msg.ack_id == nil then error("socket:ack: the message does not ask for an ack", 2) end
-  c.ack(self._h, msg.namespace or self.namespace, msg.ack_id, arg_list(data))
-end
-
-function Socket:disconnect() c.leave(self._h, self.namespace) end
-function Socket:close() c.close(self._h) end
-function Socket:connected() return c.connected(self._h, self.namespace) end
-function Socket:disconnect_reason() return c.disconnect_reason(self._h, self.namespace) end
-
-return M
-)lua";
-
 }  // namespace
 
 int open_socketio_module(lua_State* L) {
@@ -466,7 +348,7 @@ int open_socketio_module(lua_State* L) {
   luaL_register(L, nullptr, functions);
   luaL_newmetatable(L, kBinaryType);
   lua_setfield(L, -2, "Binary");
-  run_module_lua(L, kSocketIoLua, "=stampede.socketio");
+  run_module_lua(L, module_lua::socketio_lua, "=stampede.socketio");
   return 1;
 }
 

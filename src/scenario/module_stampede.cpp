@@ -7,6 +7,7 @@
 
 #include "proto/duration.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -104,20 +105,6 @@ int l_env(lua_State* L) {
 }
 
 // measure() is Lua so that the measured function may yield (make requests) freely.
-constexpr const char* kStampedeLua = R"lua(
-local M = ...
-local now_ns, record_ns = M._now_ns, M._record_ns
-local pack = function(...) return { n = select("#", ...), ... } end
-function M.measure(name, fn, ...)
-  if type(fn) ~= "function" then error("stampede.measure(name, fn): fn must be a function", 2) end
-  local t0 = now_ns()
-  local r = pack(pcall(fn, ...))
-  record_ns(name, now_ns() - t0)
-  if not r[1] then error(r[2], 0) end
-  return unpack(r, 2, r.n)
-end
-return M
-)lua";
 
 }  // namespace
 
@@ -128,7 +115,7 @@ int open_stampede_module(lua_State* L) {
                                 {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
-  run_module_lua(L, kStampedeLua, "=stampede");
+  run_module_lua(L, module_lua::stampede_lua, "=stampede");
   return 1;
 }
 

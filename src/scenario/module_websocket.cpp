@@ -8,6 +8,7 @@
 #include "clients/websocket_session.hpp"
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_modules.hpp"
+#include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
 
 namespace stampede::scenario {
@@ -108,11 +109,7 @@ int l_connect(lua_State* L) {
         push_handle(co, handle, kType);
         return 1;
       }
-      lua_pushnil(co);
-      lua_pushstring(co, res.error.c_str());
-      lua_pushstring(co, res.error_reason.c_str());
-      lua_pushinteger(co, res.status);
-      return 4;
+      return push_connect_failure(co, res.error, res);
     });
   });
   return lua_yield(L, 0);
@@ -187,38 +184,6 @@ int l_is_open(lua_State* L) {
   return 1;
 }
 
-constexpr const char* kWebSocketLua = R"lua(
-local c = ...
-local errors = require "stampede.error"
-local Socket = {}
-Socket.__index = Socket
-
-local M = {}
-function M.connect(url, opts)
-  local handle, message, reason, status = c.connect(url, opts)
-  if not handle then errors.raise("connect_error", "websocket.connect " .. url .. ": " .. message, nil, 2, { reason = reason, status = status }) end
-  return setmetatable({ _h = handle, _skipped = {} }, Socket)
-end
-function Socket:send(text) c.send(self._h, text) end
-function Socket:send_binary(data) c.send_binary(self._h, data) end
-function Socket:close(code, reason) c.close(self._h, code, reason) end
-function Socket:is_open() return c.is_open(self._h) end
--- Messages a match skipped stay, in order, for later awaits (in Lua: taken from C++ once).
-function Socket:await(opts)
-  opts = opts or {}
-  local skipped = self._skipped
-  for i = 1, #skipped do
-    if not opts.match or opts.match(skipped[i]) then return table.remove(skipped, i) end
-  end
-  while true do
-    local msg, kind, message = c.take(self._h, opts.timeout)
-    if not msg then errors.raise(kind, "websocket:await: " .. message, nil, 2) end
-    if not opts.match or opts.match(msg) then return msg end
-    skipped[#skipped + 1] = msg
-  end
-end
-return M
-)lua";
 
 }  // namespace
 
@@ -228,7 +193,7 @@ int open_websocket_module(lua_State* L) {
                                 {nullptr, nullptr}};
   lua_newtable(L);
   luaL_register(L, nullptr, functions);
-  run_module_lua(L, kWebSocketLua, "=stampede.websocket");
+  run_module_lua(L, module_lua::websocket_lua, "=stampede.websocket");
   return 1;
 }
 

@@ -1,21 +1,14 @@
 #include "target/channels_session.hpp"
 
-#include <exception>
 #include <utility>
 
-#include "proto/websocket_frame.hpp"
-#include "target/phoenix_sender.hpp"
 #include "target/reply_text.hpp"
 
 namespace stampede::target {
 namespace {
 
 namespace phx = proto::phx;
-
-using reply_text::kEmpty;
-using reply_text::kError;
-using reply_text::kOk;
-using reply_text::view;
+using namespace reply_text;  // kOk, kError, kEmpty, view()
 
 }  // namespace
 
@@ -27,7 +20,7 @@ std::optional<ChannelsSession::Kind> ChannelsSession::route(std::string_view top
 }
 
 ChannelsSession::ChannelsSession(phx::Serializer serializer, std::string user_id, ChannelsBus& bus, ChannelsSink& sink)
-    : bus_(bus), sink_(sink), user_id_(std::move(user_id)), serializer_(serializer) {}
+    : bus_(bus), socket_(serializer, bus, sink), user_id_(std::move(user_id)) {}
 
 ChannelsSession::~ChannelsSession() {
   if (disconnected_) return;
@@ -37,30 +30,10 @@ ChannelsSession::~ChannelsSession() {
 }
 
 void ChannelsSession::handle_frame(std::string_view data, bool binary, Nanos now) {
-  if (closed_) return;
-  auto& message = bus_.decode_scratch();
-  const auto error = phx::decode_into(data, binary, serializer_, phx::Direction::ClientToServer, message);
-  if (!error.empty()) {
-    fail_socket(error);
-    return;
-  }
-  bus_.stats().frames_received.add();
-  try {
-    handle_message(message, now);
-  } catch (const std::exception& e) {
-    // Whatever escaped a handler (a header string too long to encode, memory) ends this
-    // socket, as an exception in a Phoenix socket process does, and nothing else.
-    fail_socket(e.what());
-  }
+  socket_.handle_frame(data, binary, [&](phx::Message& message) { handle_message(message, now); });
 }
 
 void ChannelsSession::handle_message(phx::Message& message, Nanos now) {
-  // The socket answers heartbeats itself, whatever the channels do (§3.8).
-  if (message.topic == "phoenix" && message.event == "heartbeat") {
-    bus_.stats().heartbeats.add();
-    reply(std::nullopt, message.ref, message.topic, kOk, kEmpty);
-    return;
-  }
   if (message.event == "phx_join") {
     join(message);
     return;
@@ -71,7 +44,7 @@ void ChannelsSession::handle_message(phx::Message& message, Nanos now) {
   }
   const auto* channel = find_channel(message.topic);
   if (channel == nullptr) {
-    reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
+    socket_.reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
     return;
   }
   // A message for an earlier join of this topic: Phoenix drops it without a word (§3.1).
@@ -83,7 +56,7 @@ void ChannelsSession::join(phx::Message& message) {
   const auto kind = route(message.topic);
   if (!kind) {
     bus_.stats().joins_refused.add();
-    reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
+    socket_.reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
     return;
   }
   // Channel.Server.join: `join_ref || ref`.
@@ -105,8 +78,8 @@ void ChannelsSession::join(phx::Message& message) {
   }
   if (refusal != nullptr) {
     bus_.stats().joins_refused.add();
-    reply(join_ref, message.ref, message.topic, kError, refusal);
-    if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+    socket_.reply(join_ref, message.ref, message.topic, kError, refusal);
+    if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
     return;
   }
 
@@ -118,8 +91,8 @@ void ChannelsSession::join(phx::Message& message) {
   auto& joined = channels_.back();
   if (joined.kind != Kind::Absinthe) bus_.subscribe(joined.topic, *this);
   bus_.stats().joins.add();
-  reply(join_ref, message.ref, joined.topic, kOk, kEmpty);
-  if (replaced) send_lifecycle(*replaced, joined.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, joined.topic, kOk, kEmpty);
+  if (replaced) socket_.send_lifecycle(*replaced, joined.topic, "phx_close");
   // What the demo app does in handle_info(:after_join): the join reply always goes first.
   if (joined.kind == Kind::Presence) track_presence(joined, message.payload);
 }
@@ -128,13 +101,13 @@ void ChannelsSession::leave(const phx::Message& message) {
   auto* channel = find_channel(message.topic);
   if (channel == nullptr) {
     // Not joined (a refused join, a crashed channel): ok, and nothing to close (§3.4).
-    reply(message.join_ref, message.ref, message.topic, kOk, kEmpty);
+    socket_.reply(message.join_ref, message.ref, message.topic, kOk, kEmpty);
     return;
   }
   if (message.join_ref && message.join_ref != channel->join_ref) return;  // an older join's leave
   bus_.stats().leaves.add();
-  reply(channel->join_ref, message.ref, channel->topic, kOk, kEmpty);
-  send_lifecycle(channel->join_ref, channel->topic, "phx_close");
+  socket_.reply(channel->join_ref, message.ref, channel->topic, kOk, kEmpty);
+  socket_.send_lifecycle(channel->join_ref, channel->topic, "phx_close");
   remove_channel(static_cast<std::size_t>(channel - channels_.data()), true);
 }
 
@@ -158,7 +131,7 @@ void ChannelsSession::handle_event(std::size_t index, phx::Message& message, Nan
     case Outcome::Kind::NoReply:
       return;
     case Outcome::Kind::Reply:
-      reply(channel.join_ref, message.ref, channel.topic, outcome.status, outcome.response);
+      socket_.reply(channel.join_ref, message.ref, channel.topic, outcome.status, outcome.response);
       return;
     case Outcome::Kind::BinaryReply: {
       phx::MessageView binary;
@@ -170,28 +143,23 @@ void ChannelsSession::handle_event(std::size_t index, phx::Message& message, Nan
       binary.payload = outcome.response;
       binary.binary = true;
       bus_.stats().replies_sent.add();
-      send(binary);
+      socket_.send(binary);
       return;
     }
     case Outcome::Kind::Crash:
       // The channel process died: phx_error, and the channel is gone (§3.5). Phoenix 1.7
       // (the captures) sends {}; 1.8.10 and later add {"reason":"channel_crash"}.
       bus_.stats().channel_crashes.add();
-      send_lifecycle(channel.join_ref, channel.topic, "phx_error");
+      socket_.send_lifecycle(channel.join_ref, channel.topic, "phx_error");
       remove_channel(index, true);
       return;
   }
 }
 
-void ChannelsSession::handle_broadcast(const Broadcast& broadcast) {
-  if (closed_) return;
-  bus_.stats().broadcasts_delivered.add();
-  const auto& frame = serializer_ == phx::Serializer::V1 ? broadcast.v1 : broadcast.v2;
-  sink_.send(frame.data, frame.binary_frame);
-}
+void ChannelsSession::handle_broadcast(const Broadcast& broadcast) { socket_.send_broadcast(broadcast); }
 
 void ChannelsSession::handle_time(Nanos now) {
-  if (closed_) return;
+  if (socket_.closed()) return;
   for (auto& subscription : subscriptions_) {
     if (subscription.due > now) continue;
     push_subscription_data(subscription);
@@ -202,23 +170,17 @@ void ChannelsSession::handle_time(Nanos now) {
 }
 
 std::optional<Nanos> ChannelsSession::next_due() const {
-  if (closed_ || subscriptions_.empty()) return std::nullopt;
+  if (socket_.closed() || subscriptions_.empty()) return std::nullopt;
   Nanos due = subscriptions_.front().due;
   for (const auto& subscription : subscriptions_) due = std::min(due, subscription.due);
   return due;
 }
 
 void ChannelsSession::handle_disconnect() {
-  closed_ = true;
+  socket_.mark_closed();
   if (disconnected_) return;
   disconnected_ = true;
   for (std::size_t i = channels_.size(); i-- > 0;) remove_channel(i, true);
-}
-
-void ChannelsSession::fail_socket(std::string_view why) {
-  closed_ = true;
-  bus_.stats().socket_errors.add();
-  sink_.close(proto::ws::close_code::kInternalError, why);
 }
 
 ChannelsSession::Channel* ChannelsSession::find_channel(std::string_view topic) {
@@ -248,34 +210,6 @@ void ChannelsSession::remove_channel(std::size_t index, bool publish_leave) {
       break;
   }
   channels_.erase(channels_.begin() + static_cast<std::ptrdiff_t>(index));
-}
-
-void ChannelsSession::send(const phx::MessageView& message) { send_phoenix(bus_, sink_, serializer_, message); }
-
-void ChannelsSession::reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref,
-                            std::string_view topic, std::string_view status, std::string_view response_json) {
-  reply_phoenix(bus_, sink_, serializer_, join_ref, ref, topic, status, response_json);
-}
-
-void ChannelsSession::push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
-                           std::string_view payload_json) {
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.topic = topic;
-  message.event = event;
-  message.payload = payload_json;
-  bus_.stats().pushes_sent.add();
-  send(message);
-}
-
-void ChannelsSession::send_lifecycle(const std::optional<std::string>& join_ref, std::string_view topic,
-                                     std::string_view event) {
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.ref = view(join_ref);
-  message.topic = topic;
-  message.event = event;
-  send(message);
 }
 
 }  // namespace stampede::target

@@ -4,7 +4,8 @@
 // frame is ../shared/phoenix-captures/frames_channels.json, Phoenix 1.7.24).
 //
 // A socket is one process in Phoenix, so frames are handled strictly in order, each to the
-// end (replies, pushes and broadcasts it causes) before the next. Frames in, frames out
+// end (replies, pushes and broadcasts it causes) before the next. The socket's part (decoding,
+// heartbeats, encoding) is PhoenixSocket's, shared with LiveViewSession. Frames in, frames out
 // through a ChannelsSink; the time is passed in. No sockets, no clocks: the protocol is
 // tested and fuzzed without a network.
 //
@@ -27,6 +28,7 @@
 #include "common/clock.hpp"
 #include "proto/phoenix_message.hpp"
 #include "target/channels_bus.hpp"
+#include "target/phoenix_socket.hpp"
 
 namespace stampede::target {
 
@@ -117,7 +119,6 @@ class ChannelsSession {
   void join(proto::phx::Message& message);
   void leave(const proto::phx::Message& message);
   void handle_event(std::size_t channel, proto::phx::Message& message, Nanos now);
-  void fail_socket(std::string_view why);
 
   // room:* (channels_session_room.cpp)
   Outcome room_event(const Channel& channel, proto::phx::Message& message);
@@ -134,21 +135,11 @@ class ChannelsSession {
   // Stops channel `index` (unsubscribes, untracks its presence, drops its subscriptions).
   void remove_channel(std::size_t index, bool publish_leave);
 
-  void send(const proto::phx::MessageView& message);
-  void reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref,
-             std::string_view topic, std::string_view status, std::string_view response_json);
-  void push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
-            std::string_view payload_json);
-  // phx_close / phx_error: both refs are the channel's join_ref (§3.4, §3.5).
-  void send_lifecycle(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event);
-
   ChannelsBus& bus_;
-  ChannelsSink& sink_;
+  PhoenixSocket socket_;
   std::string user_id_;
   std::vector<Channel> channels_;
   std::vector<Subscription> subscriptions_;
-  proto::phx::Serializer serializer_;
-  bool closed_ = false;        // asked the sink to close: later frames are ignored
   bool disconnected_ = false;  // channels are gone
 };
 

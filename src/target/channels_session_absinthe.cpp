@@ -4,85 +4,66 @@
 //                                 every "interval_ms" (default 1 s) until unsubscribe or the end
 //   unsubscribe {"subscriptionId"} -> ok {"subscriptionId": id}
 // Other events, or payloads that are not maps, match no handle_in clause: the channel crashes.
-#include <boost/json.hpp>
+#include <boost/json/serialize.hpp>
 
+#include "proto/absinthe.hpp"
+#include "proto/json_string.hpp"
 #include "target/absinthe_document.hpp"
 #include "target/channels_session.hpp"
 
 namespace stampede::target {
-namespace {
 
-std::string quoted(std::string_view text) { return boost::json::serialize(boost::json::string_view(text)); }
-
-std::string graphql_errors(std::string_view message) {
-  return R"({"errors":[{"message":)" + quoted(message) + "}]}";
-}
-
-}  // namespace
+namespace absinthe = proto::phx::absinthe;
 
 ChannelsSession::Outcome ChannelsSession::absinthe_event(proto::phx::Message& message, Nanos now) {
   if (message.binary) return Outcome::crash();
-  if (message.event == "doc") return subscribe_document(message.payload, now);
-  if (message.event == "unsubscribe") return unsubscribe_document(message.payload);
+  if (message.event == absinthe::kDocEvent) return subscribe_document(message.payload, now);
+  if (message.event == absinthe::kUnsubscribeEvent) return unsubscribe_document(message.payload);
   return Outcome::crash();
 }
 
 ChannelsSession::Outcome ChannelsSession::subscribe_document(const std::string& payload, Nanos now) {
-  boost::json::error_code ec;
-  const auto value = boost::json::parse(payload, ec);
-  if (ec || !value.is_object()) return Outcome::crash();
-  const auto& object = value.as_object();
-
-  const auto* query = object.if_contains("query");
-  if (query == nullptr || !query->is_string()) return Outcome::reply("error", graphql_errors("No query document supplied"));
-  boost::json::object variables;
-  if (const auto* given = object.if_contains("variables"); given != nullptr && !given->is_null()) {
-    if (!given->is_object()) return Outcome::reply("error", R"({"error":"Could not parse variables as map"})");
-    variables = given->as_object();
-  }
-  const std::string_view document = query->as_string();
+  const auto doc = absinthe::read_doc(payload);
+  if (!doc) return Outcome::crash();
+  if (!doc->query) return Outcome::reply("error", absinthe::errors_response("No query document supplied"));
+  if (!doc->variables_are_a_map) return Outcome::reply("error", std::string(absinthe::kVariablesNotAMap));
+  const std::string_view document = *doc->query;
   auto field = subscription_root_field(document);
   if (!field) {
-    return Outcome::reply("error", graphql_errors("stampede target answers subscription documents only"));
+    return Outcome::reply("error", absinthe::errors_response("stampede target answers subscription documents only"));
   }
   if (subscriptions_.size() >= kMaxSubscriptions) {
-    return Outcome::reply("error", graphql_errors("too many subscriptions on this socket"));
+    return Outcome::reply("error", absinthe::errors_response("too many subscriptions on this socket"));
   }
 
   Subscription subscription;
   subscription.id = "__absinthe__:doc:" + std::to_string(bus_.next_unique_integer()) + ":" +
-                    absinthe_document_id(document, boost::json::serialize(variables));
+                    absinthe_document_id(document, boost::json::serialize(doc->variables));
   subscription.field = std::move(*field);
-  subscription.interval = subscription_interval(variables);
+  subscription.interval = subscription_interval(doc->variables);
   subscription.due = now + subscription.interval;
-  auto response = R"({"subscriptionId":)" + quoted(subscription.id) + "}";
+  auto response = absinthe::subscription_id_payload(subscription.id);
   subscriptions_.push_back(std::move(subscription));
   return Outcome::reply("ok", std::move(response));
 }
 
 ChannelsSession::Outcome ChannelsSession::unsubscribe_document(const std::string& payload) {
-  boost::json::error_code ec;
-  const auto value = boost::json::parse(payload, ec);
-  if (ec || !value.is_object()) return Outcome::crash();
-  const auto* id = value.as_object().if_contains("subscriptionId");
-  if (id == nullptr || !id->is_string()) return Outcome::crash();
-  const std::string_view wanted = id->as_string();
-  std::erase_if(subscriptions_, [&](const Subscription& s) { return s.id == wanted; });
+  const auto wanted = absinthe::read_unsubscribe(payload);
+  if (!wanted) return Outcome::crash();
+  std::erase_if(subscriptions_, [&](const Subscription& s) { return s.id == *wanted; });
   // Absinthe answers ok whether or not the subscription existed.
-  return Outcome::reply("ok", R"({"subscriptionId":)" + quoted(wanted) + "}");
+  return Outcome::reply("ok", absinthe::subscription_id_payload(*wanted));
 }
 
 void ChannelsSession::push_subscription_data(Subscription& subscription) {
   ++subscription.seq;
-  std::string payload = R"({"result":{"data":{)";
-  payload += quoted(subscription.field);
-  payload += R"(:{"seq":)";
-  payload += std::to_string(subscription.seq);
-  payload += R"(}}},"subscriptionId":)";
-  payload += quoted(subscription.id);
-  payload += '}';
+  std::string result = R"({"data":{)";
+  proto::append_json_string(result, subscription.field, "the subscription's field");
+  result += R"(:{"seq":)";
+  result += std::to_string(subscription.seq);
+  result += "}}}";
   // On the subscription's own topic, which the client never joined: no join_ref, no ref.
-  push(std::nullopt, subscription.id, "subscription:data", payload);
+  socket_.push(std::nullopt, subscription.id, absinthe::kDataEvent, absinthe::subscription_data_payload(subscription.id, result));
 }
 
 }  // namespace stampede::target

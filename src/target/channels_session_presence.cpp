@@ -39,7 +39,7 @@ void ChannelsSession::track_presence(Channel& channel, const std::string& join_p
 
   const auto state = bus_.presence().track(channel.topic, channel.presence_key, channel.presence_meta);
   bus_.publish(channel.topic, "presence_diff", presence_diff_json(channel.presence_key, channel.presence_meta, true));
-  push(channel.join_ref, channel.topic, "presence_state", state);
+  socket_.push(channel.join_ref, channel.topic, "presence_state", state);
 }
 
 void ChannelsSession::untrack_presence(const Channel& channel, bool publish_leave) {

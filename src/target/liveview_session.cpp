@@ -1,28 +1,21 @@
 #include "target/liveview_session.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <utility>
 
-#include "proto/websocket_frame.hpp"
-#include "target/phoenix_sender.hpp"
 #include "target/reply_text.hpp"
 
 namespace stampede::target {
 namespace {
 
 namespace phx = proto::phx;
-
-using reply_text::kEmpty;
-using reply_text::kError;
-using reply_text::kOk;
-using reply_text::view;
+using namespace reply_text;  // kOk, kError, kEmpty, view()
 
 }  // namespace
 
 LiveViewSession::LiveViewSession(LiveViewConnectInfo info, phx::Serializer serializer, LiveViewServices services,
                                  ChannelsSink& sink)
-    : info_(std::move(info)), services_(services), sink_(sink), serializer_(serializer) {}
+    : info_(std::move(info)), services_(services), socket_(serializer, services.bus, sink) {}
 
 LiveViewSession::~LiveViewSession() = default;
 
@@ -36,28 +29,10 @@ LiveViewSession::Topic LiveViewSession::topic_of(const ViewChannel& channel) {
 }
 
 void LiveViewSession::handle_frame(std::string_view data, bool binary, Nanos now) {
-  if (closed_) return;
-  auto& message = services_.bus.decode_scratch();
-  const auto error = phx::decode_into(data, binary, serializer_, phx::Direction::ClientToServer, message);
-  if (!error.empty()) {
-    fail_socket(error);
-    return;
-  }
-  services_.bus.stats().frames_received.add();
-  try {
-    handle_message(message, now);
-  } catch (const std::exception& e) {
-    // What escaped a handler ends this socket, as an exception in the socket process would.
-    fail_socket(e.what());
-  }
+  socket_.handle_frame(data, binary, [&](phx::Message& message) { handle_message(message, now); });
 }
 
 void LiveViewSession::handle_message(phx::Message& message, Nanos now) {
-  if (message.topic == "phoenix" && message.event == "heartbeat") {
-    services_.bus.stats().heartbeats.add();
-    reply(std::nullopt, message.ref, message.topic, kOk, kEmpty);
-    return;
-  }
   if (message.event == "phx_join") {
     if (message.topic.starts_with("lv:")) {
       join_view(message);
@@ -65,7 +40,7 @@ void LiveViewSession::handle_message(phx::Message& message, Nanos now) {
       join_upload(message);
     } else {
       services_.bus.stats().joins_refused.add();
-      reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
+      socket_.reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
     }
     return;
   }
@@ -83,7 +58,7 @@ void LiveViewSession::handle_message(phx::Message& message, Nanos now) {
     handle_upload_message(static_cast<std::size_t>(upload - uploads_.data()), message, now);
     return;
   }
-  reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
+  socket_.reply(std::nullopt, message.ref, message.topic, kError, R"({"reason":"unmatched topic"})");
 }
 
 bool LiveViewSession::accepts_join_ref(const std::optional<std::string>& channel_ref,
@@ -105,8 +80,8 @@ void LiveViewSession::leave(const phx::Message& message) {
     const auto join_ref = channel->join_ref;
     const auto topic = topic_of(*channel);
     // A LiveView closes before it replies (§3.4).
-    send_lifecycle(join_ref, topic.view(), "phx_close");
-    reply(join_ref, message.ref, topic.view(), kOk, kEmpty);
+    socket_.send_lifecycle(join_ref, topic.view(), "phx_close");
+    socket_.reply(join_ref, message.ref, topic.view(), kOk, kEmpty);
     remove_view(static_cast<std::size_t>(channel - views_.data()));
     return;
   }
@@ -117,29 +92,29 @@ void LiveViewSession::leave(const phx::Message& message) {
     services_.bus.stats().leaves.add();
     const auto join_ref = upload->join_ref;
     const auto topic = upload->topic;
-    reply(join_ref, message.ref, topic, kOk, kEmpty);
-    send_lifecycle(join_ref, topic, "phx_close");
+    socket_.reply(join_ref, message.ref, topic, kOk, kEmpty);
+    socket_.send_lifecycle(join_ref, topic, "phx_close");
     remove_upload(static_cast<std::size_t>(upload - uploads_.data()));
     return;
   }
   // Not joined (a refused join, a view that stopped): ok, and nothing to close.
-  reply(message.join_ref, message.ref, message.topic, kOk, kEmpty);
+  socket_.reply(message.join_ref, message.ref, message.topic, kOk, kEmpty);
 }
 
 void LiveViewSession::handle_time(Nanos now) {
-  if (closed_) return;
+  if (socket_.closed()) return;
   for (std::size_t i = uploads_.size(); i-- > 0;) {
     const auto& upload = uploads_[i];
     if (upload.chunk_deadline == 0 || upload.chunk_deadline > now) continue;
     // chunk_timeout: the upload channel stops (§6.1).
-    send_lifecycle(upload.join_ref, upload.topic, "phx_close");
+    socket_.send_lifecycle(upload.join_ref, upload.topic, "phx_close");
     remove_upload(i);
   }
 }
 
 std::optional<Nanos> LiveViewSession::next_due() const {
   std::optional<Nanos> due;
-  if (closed_) return due;
+  if (socket_.closed()) return due;
   for (const auto& upload : uploads_) {
     if (upload.chunk_deadline != 0 && (!due || upload.chunk_deadline < *due)) due = upload.chunk_deadline;
   }
@@ -147,17 +122,11 @@ std::optional<Nanos> LiveViewSession::next_due() const {
 }
 
 void LiveViewSession::handle_disconnect() {
-  closed_ = true;
+  socket_.mark_closed();
   if (disconnected_) return;
   disconnected_ = true;
   uploads_.clear();
   views_.clear();
-}
-
-void LiveViewSession::fail_socket(std::string_view why) {
-  closed_ = true;
-  services_.bus.stats().socket_errors.add();
-  sink_.close(proto::ws::close_code::kInternalError, why);
 }
 
 LiveViewSession::ViewChannel* LiveViewSession::find_view(std::string_view topic) {
@@ -187,35 +156,6 @@ void LiveViewSession::remove_view(std::size_t index) {
   // Its upload channels watch it: they stop with it.
   close_uploads_of(views_[index].pid, false);
   views_.erase(views_.begin() + static_cast<std::ptrdiff_t>(index));
-}
-
-void LiveViewSession::send(const phx::MessageView& message) { send_phoenix(services_.bus, sink_, serializer_, message); }
-
-void LiveViewSession::reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref,
-                            std::string_view topic, std::string_view status, std::string_view response_json) {
-  reply_phoenix(services_.bus, sink_, serializer_, join_ref, ref, topic, status, response_json);
-}
-
-void LiveViewSession::push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
-                           std::string_view payload_json) {
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.topic = topic;
-  message.event = event;
-  message.payload = payload_json;
-  services_.bus.stats().pushes_sent.add();
-  send(message);
-}
-
-void LiveViewSession::send_lifecycle(const std::optional<std::string>& join_ref, std::string_view topic,
-                                     std::string_view event, std::string_view payload) {
-  phx::MessageView message;
-  message.join_ref = view(join_ref);
-  message.ref = view(join_ref);
-  message.topic = topic;
-  message.event = event;
-  message.payload = payload;
-  send(message);
 }
 
 }  // namespace stampede::target

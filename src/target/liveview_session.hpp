@@ -1,8 +1,9 @@
 #pragma once
 // One LiveView socket (/live/websocket), server side: what Phoenix.LiveView.Socket and its
 // channels do with the frames of one WebSocket (../shared/phoenix-protocol.md §5, §6; the
-// model of every frame is tests/vectors/liveview-captures/). Frames in, frames out through
-// a ChannelsSink, time passed in, no sockets: tested frame by frame.
+// model of every frame is tests/vectors/liveview-captures/). The socket's part (decoding,
+// heartbeats, encoding) is PhoenixSocket's, shared with ChannelsSession. Frames in, frames out
+// through a ChannelsSink, time passed in, no sockets: tested frame by frame.
 //
 // Topics:
 //   phoenix      heartbeat -> ok reply
@@ -39,6 +40,7 @@
 #include "target/liveview.hpp"
 #include "target/liveview_socket_connect.hpp"
 #include "target/liveview_tokens.hpp"
+#include "target/phoenix_socket.hpp"
 
 namespace stampede::target {
 
@@ -104,6 +106,11 @@ class LiveViewSession {
   void join_view(proto::phx::Message& message);
   // The join_ref of a channel a duplicate join replaced (itself possibly null), if any.
   using ReplacedJoin = std::optional<std::optional<std::string>>;
+  // The first steps of every join (§3.6): a channel already on the topic stops (`replaced`
+  // gets its join_ref, for the phx_close that follows the reply), and a socket at its channel
+  // limit refuses the join. False when it was refused.
+  bool make_room_for_join(const proto::phx::Message& message, const std::optional<std::string>& join_ref,
+                          ReplacedJoin& replaced);
   void refuse_join(const proto::phx::Message& message, const std::optional<std::string>& join_ref,
                    std::string_view response_json, const ReplacedJoin& replaced);
   // lv:* (liveview_session_events.cpp)
@@ -128,23 +135,11 @@ class LiveViewSession {
   void remove_upload(std::size_t index);
   UploadChannel* find_upload(std::string_view topic);
 
-  void fail_socket(std::string_view why);
-  void send(const proto::phx::MessageView& message);
-  void reply(const std::optional<std::string>& join_ref, const std::optional<std::string>& ref, std::string_view topic,
-             std::string_view status, std::string_view response_json);
-  void push(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
-            std::string_view payload_json);
-  // phx_close / phx_error: both refs are the channel's join_ref.
-  void send_lifecycle(const std::optional<std::string>& join_ref, std::string_view topic, std::string_view event,
-                      std::string_view payload = "{}");
-
   LiveViewConnectInfo info_;
   LiveViewServices services_;
-  ChannelsSink& sink_;
+  PhoenixSocket socket_;
   std::vector<ViewChannel> views_;
   std::vector<UploadChannel> uploads_;
-  proto::phx::Serializer serializer_;
-  bool closed_ = false;
   bool disconnected_ = false;
 };
 

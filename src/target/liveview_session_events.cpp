@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 
+#include "proto/json_string.hpp"
 #include "proto/websocket_frame.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
@@ -44,10 +45,10 @@ void LiveViewSession::handle_view_message(std::size_t index, phx::Message& messa
   } else if (event == "progress") {
     handle_progress(index, message, *payload);
   } else if (event == "cids_will_destroy") {
-    reply(views_[index].join_ref, message.ref, message.topic, "ok", "{}");
+    socket_.reply(views_[index].join_ref, message.ref, message.topic, "ok", "{}");
   } else if (event == "cids_destroyed") {
     // The demo's only component is always rendered: nothing to delete.
-    reply(views_[index].join_ref, message.ref, message.topic, "ok", R"({"cids":[]})");
+    socket_.reply(views_[index].join_ref, message.ref, message.topic, "ok", R"({"cids":[]})");
   } else {
     crash_view(index);  // LiveView has no clause for it
   }
@@ -116,7 +117,7 @@ void LiveViewSession::handle_live_patch(std::size_t index, const phx::Message& m
   const auto* route = route_for_path(path_in_scope);
   if (route == nullptr || scope.prefix != info_.scope.prefix || route->page != channel.view->page()) {
     // Another view: the client falls back to a live navigation (§5.8).
-    reply(channel.join_ref, message.ref, message.topic, "ok", R"({"link_redirect":true})");
+    socket_.reply(channel.join_ref, message.ref, message.topic, "ok", R"({"link_redirect":true})");
     return;
   }
   auto outcome = channel.view->handle_params(parts->query);
@@ -147,16 +148,16 @@ void LiveViewSession::handle_allow_upload(std::size_t index, const phx::Message&
   std::string response = "{";
   if (!valid) {
     response += "\"error\":" + errors + ",\"ref\":";
-    append_json_string(response, uploads->ref());
-    reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
+    proto::append_json_string(response, uploads->ref(), "an upload ref");
+    socket_.reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
     return;
   }
   response += "\"config\":" + upload_config_json(dialect) + ",";
   const auto diff = render_diff(*channel.view, channel.view->upload_changed(LiveView::UploadStep::Preflighted), {});
   if (!diff.empty()) response += "\"diff\":" + diff + ",";
   response += "\"entries\":" + tokens + ",\"errors\":{},\"ref\":";
-  append_json_string(response, uploads->ref());
-  reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
+  proto::append_json_string(response, uploads->ref(), "an upload ref");
+  socket_.reply(channel.join_ref, message.ref, message.topic, "ok", response + "}");
 }
 
 void LiveViewSession::handle_progress(std::size_t index, const phx::Message& message, const json::object& payload) {
@@ -169,7 +170,7 @@ void LiveViewSession::handle_progress(std::size_t index, const phx::Message& mes
                     ? uploads->find(*entry_ref)
                     : nullptr;
   if (entry == nullptr || progress == nullptr) {
-    reply(channel.join_ref, message.ref, message.topic, "ok", "{}");  // an entry already gone
+    socket_.reply(channel.join_ref, message.ref, message.topic, "ok", "{}");  // an entry already gone
     return;
   }
   if (progress->is_int64()) {
@@ -183,7 +184,7 @@ void LiveViewSession::handle_progress(std::size_t index, const phx::Message& mes
     return;
   }
   const auto diff = render_diff(*channel.view, channel.view->upload_changed(LiveView::UploadStep::Progress), {});
-  reply(channel.join_ref, message.ref, message.topic, "ok", diff_response(diff));
+  socket_.reply(channel.join_ref, message.ref, message.topic, "ok", diff_response(diff));
 }
 
 void LiveViewSession::apply(std::size_t index, const phx::Message& message, ViewOutcome& outcome) {
@@ -194,19 +195,19 @@ void LiveViewSession::apply(std::size_t index, const phx::Message& message, View
     case ViewOutcome::Kind::Navigate: {
       // push_navigate: the events of the callback go first as a diff push, then the reply,
       // then the view stops (the recorded submit step).
-      push(channel.join_ref, topic.view(), "diff", R"({"e":[]})");
+      socket_.push(channel.join_ref, topic.view(), "diff", R"({"e":[]})");
       std::string response = R"({"live_redirect":{)";
       if (!outcome.flash.empty()) {
         response += "\"flash\":";
-        append_json_string(response, sign_flash(outcome.flash, wall_clock_ms()));
+        proto::append_json_string(response, sign_flash(outcome.flash, wall_clock_ms()), "a flash token");
         response += ",";
       }
       response += "\"kind\":\"push\",\"to\":";
-      append_json_string(response, outcome.navigate_to);
+      proto::append_json_string(response, outcome.navigate_to, "a navigation target");
       response += "}}";
       const auto join_ref = channel.join_ref;
-      reply(join_ref, message.ref, topic.view(), "ok", response);
-      send_lifecycle(join_ref, topic.view(), "phx_close");
+      socket_.reply(join_ref, message.ref, topic.view(), "ok", response);
+      socket_.send_lifecycle(join_ref, topic.view(), "phx_close");
       remove_view(index);
       return;
     }
@@ -215,10 +216,10 @@ void LiveViewSession::apply(std::size_t index, const phx::Message& message, View
   // consume_uploaded_entries stops the entries' upload channels before the callback returns.
   if (outcome.consumed_uploads) close_uploads_of(channel.pid, true);
   const auto diff = render_diff(*channel.view, outcome.changed, outcome.reply);
-  reply(channel.join_ref, message.ref, topic.view(), "ok", diff_response(diff));
+  socket_.reply(channel.join_ref, message.ref, topic.view(), "ok", diff_response(diff));
   if (!outcome.then_push.none()) {
     const auto after = render_diff(*channel.view, outcome.then_push, {});
-    if (!after.empty()) push(channel.join_ref, topic.view(), "diff", after);
+    if (!after.empty()) socket_.push(channel.join_ref, topic.view(), "diff", after);
   }
 }
 
@@ -236,7 +237,7 @@ void LiveViewSession::crash_view(std::size_t index) {
   services_.bus.stats().channel_crashes.add();
   const auto& channel = views_[index];
   // Phoenix 1.7 sends {}; 1.8.10 and later say why (§3.5).
-  send_lifecycle(channel.join_ref, topic_of(channel).view(), "phx_error",
+  socket_.send_lifecycle(channel.join_ref, topic_of(channel).view(), "phx_error",
                  info_.scope.dialect == LiveViewDialect::V0_20 ? "{}" : R"({"reason":"channel_crash"})");
   remove_view(index);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 
+#include "proto/json_string.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
 #include "target/rendered_json.hpp"
@@ -27,32 +28,39 @@ std::string redirect_refusal(LiveViewDialect dialect, std::string_view to) {
   // redirect/2 carries its status from LiveView 1.0 on (§5.12).
   if (dialect == LiveViewDialect::V1) response += R"("status":302,)";
   response += "\"to\":";
-  append_json_string(response, to);
+  proto::append_json_string(response, to, "a redirect target");
   return response + "}}";
 }
 
 }  // namespace
 
+bool LiveViewSession::make_room_for_join(const phx::Message& message, const std::optional<std::string>& join_ref,
+                                         ReplacedJoin& replaced) {
+  // A duplicate join stops the old channel first; its phx_close follows the new reply.
+  if (auto* old = find_view(message.topic)) {
+    replaced = old->join_ref;
+    remove_view(static_cast<std::size_t>(old - views_.data()));
+  } else if (auto* old_upload = find_upload(message.topic)) {
+    replaced = old_upload->join_ref;
+    remove_upload(static_cast<std::size_t>(old_upload - uploads_.data()));
+  }
+  if (channel_count() < kMaxChannels) return true;
+  refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
+  return false;
+}
+
 void LiveViewSession::refuse_join(const phx::Message& message, const std::optional<std::string>& join_ref,
                                   std::string_view response_json, const ReplacedJoin& replaced) {
   services_.bus.stats().joins_refused.add();
-  reply(join_ref, message.ref, message.topic, "error", response_json);
-  if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, message.topic, "error", response_json);
+  if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
 }
 
 void LiveViewSession::join_view(phx::Message& message) {
   // Channel.Server.join: `join_ref || ref`.
   const auto join_ref = message.join_ref ? message.join_ref : message.ref;
-  // A duplicate join stops the old view first; its phx_close follows the new reply (§3.6).
   ReplacedJoin replaced;
-  if (auto* old = find_view(message.topic)) {
-    replaced = old->join_ref;
-    remove_view(static_cast<std::size_t>(old - views_.data()));
-  }
-  if (channel_count() >= kMaxChannels) {
-    refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
-    return;
-  }
+  if (!make_room_for_join(message, join_ref, replaced)) return;
 
   json::error_code ec;
   const auto parsed = json::parse(message.payload, ec);
@@ -129,7 +137,7 @@ void LiveViewSession::join_view(phx::Message& message) {
   // Only a navigation join replaces the container element (§5.3).
   if (redirect != nullptr) response += R"("container":["div",{}],)";
   response += "\"liveview_version\":";
-  append_json_string(response, liveview_version(dialect));
+  proto::append_json_string(response, liveview_version(dialect), "the LiveView version");
   response += ",\"rendered\":";
   response += rendered;
   response += "}";
@@ -141,8 +149,8 @@ void LiveViewSession::join_view(phx::Message& message) {
   channel.view = std::move(mounted.view);
   views_.push_back(std::move(channel));
   services_.bus.stats().joins.add();
-  reply(join_ref, message.ref, message.topic, "ok", response);
-  if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, message.topic, "ok", response);
+  if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
 }
 
 }  // namespace stampede::target

@@ -28,14 +28,7 @@ std::optional<std::string> token_of(std::string_view payload) {
 void LiveViewSession::join_upload(phx::Message& message) {
   const auto join_ref = message.join_ref ? message.join_ref : message.ref;
   ReplacedJoin replaced;
-  if (auto* old = find_upload(message.topic)) {
-    replaced = old->join_ref;
-    remove_upload(static_cast<std::size_t>(old - uploads_.data()));
-  }
-  if (channel_count() >= kMaxChannels) {
-    refuse_join(message, join_ref, R"({"reason":"too many channels joined"})", replaced);
-    return;
-  }
+  if (!make_room_for_join(message, join_ref, replaced)) return;
   const auto token = token_of(message.payload);
   const auto claims = token ? verify_upload_entry(info_.scope.dialect, *token, wall_clock_ms()) : std::nullopt;
   // The token names a view of this socket, its upload and a preflighted entry.
@@ -58,11 +51,11 @@ void LiveViewSession::join_upload(phx::Message& message) {
   upload.entry_ref = entry->ref;
   uploads_.push_back(std::move(upload));
   services_.bus.stats().joins.add();
-  reply(join_ref, message.ref, message.topic, "ok", "{}");
-  if (replaced) send_lifecycle(*replaced, message.topic, "phx_close");
+  socket_.reply(join_ref, message.ref, message.topic, "ok", "{}");
+  if (replaced) socket_.send_lifecycle(*replaced, message.topic, "phx_close");
   // The view learns the entry has a channel and re-renders: a diff push follows the reply.
   const auto diff = render_diff(*channel->view, channel->view->upload_changed(LiveView::UploadStep::ChannelJoined), {});
-  if (!diff.empty()) push(channel->join_ref, topic_of(*channel).view(), "diff", diff);
+  if (!diff.empty()) socket_.push(channel->join_ref, topic_of(*channel).view(), "diff", diff);
 }
 
 void LiveViewSession::handle_upload_message(std::size_t index, const phx::Message& message, Nanos now) {
@@ -74,7 +67,7 @@ void LiveViewSession::handle_upload_message(std::size_t index, const phx::Messag
   if (message.event != "chunk" || !message.binary || entry == nullptr) {
     // Only binary chunks have a clause: anything else crashes the upload channel.
     services_.bus.stats().channel_crashes.add();
-    send_lifecycle(upload.join_ref, upload.topic, "phx_error", "{}");
+    socket_.send_lifecycle(upload.join_ref, upload.topic, "phx_error", "{}");
     remove_upload(index);
     return;
   }
@@ -82,14 +75,14 @@ void LiveViewSession::handle_upload_message(std::size_t index, const phx::Messag
   entry->received += message.payload.size();
   if (entry->received > entry->size) {
     std::string response = R"({"limit":)" + std::to_string(entry->size) + R"(,"reason":"file_size_limit_exceeded"})";
-    reply(upload.join_ref, message.ref, upload.topic, "error", response);
-    send_lifecycle(upload.join_ref, upload.topic, "phx_close");
+    socket_.reply(upload.join_ref, message.ref, upload.topic, "error", response);
+    socket_.send_lifecycle(upload.join_ref, upload.topic, "phx_close");
     remove_upload(index);
     return;
   }
   // chunk_timeout runs from each chunk until the entry is complete.
   upload.chunk_deadline = entry->received < entry->size ? now + LiveUploads::kChunkTimeout : 0;
-  reply(upload.join_ref, message.ref, upload.topic, "ok", "{}");
+  socket_.reply(upload.join_ref, message.ref, upload.topic, "ok", "{}");
 }
 
 void LiveViewSession::close_uploads_of(std::uint32_t pid, bool only_gone_entries) {
@@ -99,7 +92,7 @@ void LiveViewSession::close_uploads_of(std::uint32_t pid, bool only_gone_entries
     const auto& upload = uploads_[i];
     if (upload.view_pid != pid) continue;
     if (only_gone_entries && uploads != nullptr && uploads->find(upload.entry_ref) != nullptr) continue;
-    send_lifecycle(upload.join_ref, upload.topic, "phx_close");
+    socket_.send_lifecycle(upload.join_ref, upload.topic, "phx_close");
     remove_upload(i);
   }
 }

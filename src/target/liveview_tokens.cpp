@@ -5,11 +5,15 @@
 
 #include <chrono>
 
-#include "target/base64url.hpp"
+#include "proto/base64.hpp"
 #include "target/erlang_term.hpp"
 
 namespace stampede::target {
 namespace {
+
+using proto::append_base64url;
+using proto::base64url;
+using proto::decode_base64url;
 
 // base64("HS256"): the first part of every Plug.Crypto.MessageVerifier token.
 constexpr std::string_view kProtected = "SFMyNTY";

@@ -4,6 +4,7 @@
 #include <boost/json/value.hpp>
 #include <string>
 
+#include "proto/json_string.hpp"
 #include "target/rendered_json.hpp"
 
 namespace stampede::target {
@@ -67,9 +68,9 @@ bool LiveUploads::preflight(const std::function<std::string(const Entry&)>& sign
   for (const auto& entry : entries_) {
     if (entry.error.empty()) continue;
     errors_json += errors_json.empty() ? "[[" : ",[";
-    append_json_string(errors_json, entry.ref);
+    proto::append_json_string(errors_json, entry.ref, "an upload entry ref");
     errors_json.push_back(',');
-    append_json_string(errors_json, entry.error);
+    proto::append_json_string(errors_json, entry.error, "an upload error");
     errors_json.push_back(']');
   }
   if (!errors_json.empty()) {
@@ -80,9 +81,9 @@ bool LiveUploads::preflight(const std::function<std::string(const Entry&)>& sign
   for (auto& entry : entries_) {
     entry.preflighted = true;
     if (entries_json.size() > 1) entries_json.push_back(',');
-    append_json_string(entries_json, entry.ref);
+    proto::append_json_string(entries_json, entry.ref, "an upload entry ref");
     entries_json.push_back(':');
-    append_json_string(entries_json, sign(entry));
+    proto::append_json_string(entries_json, sign(entry), "an upload token");
   }
   entries_json.push_back('}');
   return true;

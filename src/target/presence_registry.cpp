@@ -1,25 +1,22 @@
 #include "target/presence_registry.hpp"
 
-#include <boost/json/serialize.hpp>
-#include <boost/json/string_view.hpp>
-
 #include <algorithm>
+
+#include "proto/json_string.hpp"
 
 namespace stampede::target {
 namespace {
-
-void append_quoted(std::string& out, std::string_view text) { out += boost::json::serialize(boost::json::string_view(text)); }
 
 void append_meta(std::string& out, const PresenceMeta& meta) {
   out += R"({"online_at":")";
   out += std::to_string(meta.online_at);
   out += R"(","phx_ref":)";
-  append_quoted(out, meta.phx_ref);
+  proto::append_json_string(out, meta.phx_ref, "a presence phx_ref");
   out += '}';
 }
 
 void append_entry(std::string& out, std::string_view key, const std::vector<PresenceMeta>& metas) {
-  append_quoted(out, key);
+  proto::append_json_string(out, key, "a presence key");
   out += R"(:{"metas":[)";
   for (std::size_t i = 0; i < metas.size(); ++i) {
     if (i > 0) out += ',';

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "proto/json_string.hpp"
+
 namespace stampede::target {
 namespace {
 
@@ -13,29 +15,6 @@ void append_int(std::string& out, long long value) {
 }
 
 }  // namespace
-
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[(c >> 4) & 0xF]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 RenderedJson::RenderedJson(LiveViewDialect dialect, std::string& out) : dialect_(dialect), out_(out) {
   out_.clear();
@@ -116,7 +95,7 @@ void RenderedJson::write_statics(const Frame& frame) {
   for (const auto part : frame.statics->parts) {
     if (!first) out_.push_back(',');
     first = false;
-    append_json_string(out_, part);
+    proto::append_json_string(out_, part, "a rendered static");
   }
   out_.push_back(']');
 }
@@ -138,7 +117,7 @@ void RenderedJson::text(int slot, std::string_view html) {
   open_all();
   member_separator(top());
   key(slot);
-  append_json_string(out_, html);
+  proto::append_json_string(out_, html, "rendered HTML");
 }
 
 void RenderedJson::begin(int slot, const Template* statics) { push(Frame{Kind::Node, slot, statics}); }
@@ -169,7 +148,7 @@ void RenderedJson::item_text(int slot, std::string_view html, bool changed) {
   if (dialect_ == LiveViewDialect::V0_20) {
     open_all();
     member_separator(top());
-    append_json_string(out_, html);
+    proto::append_json_string(out_, html, "rendered HTML");
     return;
   }
   if (changed) text(slot, html);
@@ -212,7 +191,7 @@ void RenderedJson::component_update(int cid, const LiveComponent& component, Cha
 void RenderedJson::title(std::string_view text) {
   member_separator(frames_[0]);
   out_ += "\"t\":";
-  append_json_string(out_, text);
+  proto::append_json_string(out_, text, "rendered text");
 }
 
 void RenderedJson::reply(std::string_view map_json) {
@@ -251,7 +230,7 @@ void RenderedJson::finish() {
       for (const auto part : table_[i]->parts) {
         if (!first) out_.push_back(',');
         first = false;
-        append_json_string(out_, part);
+        proto::append_json_string(out_, part, "a rendered static");
       }
       out_.push_back(']');
     }

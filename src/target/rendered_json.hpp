@@ -91,7 +91,4 @@ class RenderedJson final : public RenderOutput {
   std::size_t pending_size_ = 0;
 };
 
-// Appends `text` as a JSON string (quotes included).
-void append_json_string(std::string& out, std::string_view text);
-
 }  // namespace stampede::target

@@ -162,7 +162,9 @@ function View:url() end
 ---@return string|nil
 function View:title() end
 
----The server's LiveView version, e.g. "1.0.2".
+---The server's LiveView version as its join reply says it, e.g. "1.0.2" ("0.20.x (before
+---0.20.15)" for a server that does not say). Before a join reply, only what the page tells:
+---"0.20 to 1.0.5 (session token format 5)" or "1.0.6 or later (session token format 6)".
 ---@return string
 function View:version() end
 

@@ -55,7 +55,7 @@ TEST(AbsintheDoc, RefusesVariablesThatAreNotAnObjectAndQueriesThatAreNotUtf8) {
 }
 
 TEST(AbsintheDoc, UnsubscribePayload) {
-  EXPECT_EQ(json::parse(unsubscribe_payload(kSubscriptionId)),
+  EXPECT_EQ(json::parse(subscription_id_payload(kSubscriptionId)),
             json::parse(std::string(R"({"subscriptionId":")") + std::string(kSubscriptionId) + "\"}"));
 }
 
@@ -115,6 +115,53 @@ TEST(AbsintheData, IgnoresEverythingElse) {
   m.payload = R"({"result":{},"subscriptionId":"x"})";
   m.binary = true;
   EXPECT_FALSE(read_subscription_data(m));
+}
+
+// The server's side (the built-in target) reads what the client writes and writes what it reads.
+TEST(AbsintheServer, ReadsTheDocTheClientWrites) {
+  const auto doc = read_doc(doc_payload(kSubscription, R"({"postId":"42"})"));
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->query, std::string(kSubscription));
+  EXPECT_TRUE(doc->variables_are_a_map);
+  EXPECT_EQ(doc->variables, json::parse(R"({"postId":"42"})").as_object());
+
+  EXPECT_FALSE(read_doc("[]"));
+  EXPECT_FALSE(read_doc("{"));
+  EXPECT_FALSE(read_doc(R"({"variables":{}})")->query);  // no query document supplied
+  EXPECT_FALSE(read_doc(R"({"query":7})")->query);
+  EXPECT_FALSE(read_doc(R"({"query":"q","variables":[1]})")->variables_are_a_map);
+  const auto null_variables = read_doc(R"({"query":"q","variables":null})");
+  EXPECT_TRUE(null_variables->variables_are_a_map);
+  EXPECT_TRUE(null_variables->variables.empty());
+}
+
+TEST(AbsintheServer, UnsubscribeRoundTrips) {
+  EXPECT_EQ(read_unsubscribe(subscription_id_payload(kSubscriptionId)), std::string(kSubscriptionId));
+  EXPECT_FALSE(read_unsubscribe(R"({"subscriptionId":1})"));
+  EXPECT_FALSE(read_unsubscribe("[]"));
+}
+
+TEST(AbsintheServer, RepliesAndDataReadBackOnTheClientsSide) {
+  const auto subscribed = read_doc_reply("ok", subscription_id_payload(kSubscriptionId));
+  ASSERT_TRUE(subscribed);
+  EXPECT_EQ(subscribed->outcome, Outcome::Subscribed);
+  EXPECT_EQ(subscribed->subscription_id, kSubscriptionId);
+
+  const std::string errors = errors_response("No query document supplied");
+  EXPECT_EQ(json::parse(errors), json::parse(R"({"errors":[{"message":"No query document supplied"}]})"));
+  EXPECT_EQ(read_doc_reply("error", errors)->outcome, Outcome::Error);
+  EXPECT_EQ(read_doc_reply("error", kVariablesNotAMap)->outcome, Outcome::Error);
+
+  Message m;
+  m.topic = kSubscriptionId;
+  m.event = kDataEvent;
+  m.payload = subscription_data_payload(kSubscriptionId, R"( {"data":{"commentAdded":{"seq":1}}} )");
+  EXPECT_EQ(json::parse(m.payload), json::parse(std::string(R"({"result":{"data":{"commentAdded":{"seq":1}}},"subscriptionId":")") +
+                                                std::string(kSubscriptionId) + "\"}"));
+  const auto data = read_subscription_data(m);
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->subscription_id, kSubscriptionId);
+  EXPECT_EQ(data->result_json, R"({"data":{"commentAdded":{"seq":1}}})");
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+#include <stdexcept>
+
 namespace stampede::proto {
 namespace {
 
@@ -65,6 +68,33 @@ TEST(DecodeForm, BadEscapesAreKeptLiterally) {
 TEST(DecodeForm, RoundTripsEncodeForm) {
   const FormFields fields = {{"name", "Jo Doe"}, {"text", "1+1=2 & 100% \xC3\xA9~*"}, {"", "empty name"}};
   EXPECT_EQ(decode_form(encode_form(fields)), fields);
+}
+
+// Plug's nested names, as the liveview binding hands a Lua table over (as JSON).
+TEST(NestedFormFields, NamesNestAsPlugReadsThem) {
+  const auto fields = nested_form_fields(boost::json::parse(
+      R"({"post":{"title":"Hi","body":"x y"},"tags":["a","b"],"ok":true,"n":3,"f":1.5,"big":1e20,"z":null,
+          "rows":[{"a":1},{"a":2}],"":{"":"e"}})"));
+  const FormFields expected = {{"[]", "e"},  // an empty name nests like any other
+                               {"big", "1e+20"},       {"f", "1.5"},          {"n", "3"},
+                               {"ok", "true"},         {"post[body]", "x y"}, {"post[title]", "Hi"},
+                               {"rows[][a]", "1"},     {"rows[][a]", "2"},    {"tags[]", "a"},
+                               {"tags[]", "b"},        {"z", ""}};
+  EXPECT_EQ(fields, expected);
+  EXPECT_EQ(encode_form(nested_form_fields(boost::json::parse(R"({"user":{"name":"Jo"}})"))), "user%5Bname%5D=Jo");
+}
+
+TEST(NestedFormFields, NamesAreSortedSoEveryRunSendsTheSameForm) {
+  const auto fields = nested_form_fields(boost::json::parse(R"({"b":"2","a":"1","B":"0","a[":"x"})"));
+  const FormFields expected = {{"B", "0"}, {"a", "1"}, {"a[", "x"}, {"b", "2"}};
+  EXPECT_EQ(fields, expected);
+  EXPECT_TRUE(nested_form_fields(boost::json::parse("{}")).empty());
+  EXPECT_TRUE(nested_form_fields(boost::json::parse(R"({"empty":[],"none":{}})")).empty());
+}
+
+TEST(NestedFormFields, AFormNeedsNames) {
+  EXPECT_THROW(nested_form_fields(boost::json::parse(R"(["a"])")), std::invalid_argument);
+  EXPECT_THROW(nested_form_fields(boost::json::parse(R"("a=1")")), std::invalid_argument);
 }
 
 }  // namespace

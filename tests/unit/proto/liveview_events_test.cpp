@@ -19,6 +19,7 @@
 #include "proto/liveview_page.hpp"
 #include "proto/liveview_rendered.hpp"
 #include "proto/phoenix_message.hpp"
+#include "proto/url_resolve.hpp"
 #include "test_paths.hpp"
 
 namespace stampede::proto::lv {
@@ -124,7 +125,7 @@ JoinParams page_join(const Page& page) {
   join.version = page.version;
   join.url = page.location;
   join.csrf_token = page.scan.csrf_token;
-  for (const std::string& href : page.scan.track_static) join.track_static.push_back(resolve_url(page.location, href));
+  for (const std::string& href : page.scan.track_static) join.track_static.push_back(proto::resolve_url(page.location, href));
   const LiveViewRoot& root = *roots_to_join(page.scan).at(0);
   join.session = root.session;
   join.static_token = root.static_token;
@@ -154,7 +155,7 @@ Action patch_link(std::string selector) {
     const std::optional<Element> link = page.view.find(selector);
     EXPECT_TRUE(link.has_value()) << selector;
     if (!link) return Expected{};
-    const std::string url = resolve_url(page.location, *find_attribute(link->attributes, "href"));
+    const std::string url = proto::resolve_url(page.location, *find_attribute(link->attributes, "href"));
     page.location = url;
     return Expected{page.topic, "live_patch", live_patch_payload(url)};
   };
@@ -214,7 +215,7 @@ Action follow_live_redirect() {
   return [](Page& page) {
     EXPECT_EQ(page.last_reply.navigation.kind, Navigation::Kind::LiveRedirect);
     JoinParams join = page_join(page);
-    join.url = resolve_url(page.location, page.last_reply.navigation.to);
+    join.url = proto::resolve_url(page.location, page.last_reply.navigation.to);
     join.redirect = true;
     join.live_referer = page.location;
     join.flash = page.last_reply.navigation.flash;
@@ -614,19 +615,6 @@ TEST(LiveViewEventPayloads, UploadBookkeeping) {
   EXPECT_EQ(preflight.errors[0], (std::pair<std::string, std::string>{"0", "too_large"}));
   EXPECT_NE(read_preflight_reply(json::parse("[]"), preflight), "");
   EXPECT_EQ(cids_payload(std::vector<int>{3, 4}), R"({"cids":[3,4]})");
-}
-
-TEST(LiveViewEventPayloads, ResolvesUrlsLikeTheBrowser) {
-  const std::string base = "http://127.0.0.1:4000/posts/new?x=1#top";
-  EXPECT_EQ(resolve_url(base, "/assets/app.js"), "http://127.0.0.1:4000/assets/app.js");
-  EXPECT_EQ(resolve_url(base, "edit"), "http://127.0.0.1:4000/posts/edit");
-  EXPECT_EQ(resolve_url(base, "../a/./b"), "http://127.0.0.1:4000/a/b");
-  EXPECT_EQ(resolve_url(base, "?page=2"), "http://127.0.0.1:4000/posts/new?page=2");
-  EXPECT_EQ(resolve_url(base, "#x"), "http://127.0.0.1:4000/posts/new?x=1#x");
-  EXPECT_EQ(resolve_url(base, "//cdn.example/x.js"), "http://cdn.example/x.js");
-  EXPECT_EQ(resolve_url(base, "https://other/"), "https://other/");
-  EXPECT_EQ(resolve_url("http://h", "a"), "http://h/a");
-  EXPECT_EQ(resolve_url(base, ".."), "http://127.0.0.1:4000/");
 }
 
 }  // namespace

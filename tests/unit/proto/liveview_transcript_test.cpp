@@ -18,6 +18,7 @@
 #include "proto/liveview_events.hpp"
 #include "proto/liveview_page.hpp"
 #include "proto/liveview_rendered.hpp"
+#include "proto/url_resolve.hpp"
 #include "test_paths.hpp"
 
 namespace stampede::proto::lv {
@@ -320,7 +321,7 @@ TEST_P(LiveViewTranscript, PageScanFindsWhatTheBrowserJoined) {
   EXPECT_EQ(roots[0]->session, str(join->at("session")));
   EXPECT_EQ(roots[0]->static_token, str(join->at("static")));
   std::vector<std::string> track_static;
-  for (const std::string& href : scan.track_static) track_static.push_back(resolve_url(page_url, href));
+  for (const std::string& href : scan.track_static) track_static.push_back(proto::resolve_url(page_url, href));
   std::vector<std::string> joined_track_static;
   for (const json::value& url : join->at("params").at("_track_static").as_array()) joined_track_static.push_back(str(url));
   std::sort(track_static.begin(), track_static.end());

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "liveview_capture_file.hpp"
-#include "target/base64url.hpp"
+#include "proto/base64.hpp"
 
 namespace stampede::target::testing {
 
@@ -90,7 +90,7 @@ class Substitutions {
     const auto payload = [](const std::string& token) {
       const auto first = token.find('.');
       const auto last = token.rfind('.');
-      return decode_base64url(token.substr(first + 1, last - first - 1)).value_or("");
+      return proto::decode_base64url(token.substr(first + 1, last - first - 1)).value_or("");
     };
     EXPECT_EQ(payload(theirs).size(), payload(ours).size())
         << "token shapes differ:\n  theirs " << theirs << "\n  ours   " << ours;
