@@ -297,7 +297,7 @@ return {{ options = {{ vus = 1, duration = "200ms" }},
 """)
         r = run(["run", path])
         self.assertEqual(r.code, 0, r)
-        self.assertRegex(r.out, r"iteration\.errors\s+0\b", r)
+        self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
         with open(marker) as f:
             self.assertEqual(f.read(), "from setup 200")
 
