@@ -1,25 +1,21 @@
 #include "clients/exposition_server.hpp"
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/streambuf.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <exception>
+#include <memory>
 #include <string_view>
 
 namespace stampede::testing {
 
 namespace asio = boost::asio;
-using asio::awaitable;
-using asio::use_awaitable;
 using asio::ip::tcp;
 
 namespace {
@@ -64,79 +60,111 @@ std::string header_value(std::string_view head, std::string_view name) {
   return std::string(head.substr(start, end - start));
 }
 
+// One connection: requests until the client closes, or a path that ends it. Callbacks, not
+// coroutines: clang 14 cannot compile Asio's awaitables under the sanitizers with debug
+// information ("Cannot represent a difference across sections").
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(std::atomic<int>& open, std::mutex& mutex, std::map<std::string, int>& requests,
+             std::string& last_accept, tcp::socket socket)
+      : open_(open), mutex_(mutex), requests_(requests), last_accept_(last_accept), socket_(std::move(socket)),
+        timer_(socket_.get_executor()) {
+    ++open_;
+  }
+  ~Connection() { --open_; }
+
+  void read_head() {
+    asio::async_read_until(socket_, in_, "\r\n\r\n", [self = shared_from_this()](auto ec, std::size_t size) {
+      if (!ec) self->answer(size);
+    });
+  }
+
+ private:
+  void answer(std::size_t head_size) {
+    std::string head(asio::buffers_begin(in_.data()), asio::buffers_begin(in_.data()) + static_cast<long>(head_size));
+    in_.consume(head_size);
+    const std::size_t path_start = head.find(' ') + 1;
+    const std::string path = head.substr(path_start, head.find(' ', path_start) - path_start);
+    int n = 0;
+    {
+      std::lock_guard lock(mutex_);
+      n = ++requests_[path];
+      last_accept_ = header_value(head, "accept");
+    }
+    if (path == "/metrics" || path == "/openmetrics") {
+      const bool om = path == "/openmetrics";
+      write_then(response(200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                  : "text/plain; version=0.0.4; charset=utf-8",
+                          metrics_body(n, om)),
+                 true);
+    } else if (path == "/stall") {
+      // Until the client goes.
+      asio::async_read(socket_, asio::buffer(&byte_, 1), [self = shared_from_this()](auto, std::size_t) {});
+    } else if (path == "/garbage") {
+      write_then(response(200, "text/plain", "<html>this is not {the exposition format\n"), true);
+    } else if (path == "/500") {
+      write_then(response(500, "text/plain", "internal error\n"), true);
+    } else if (path == "/close") {
+      write_then("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nabc", false);
+    } else if (path == "/huge") {
+      write_then(response(200, "text/plain", std::string(2 << 20, '#')), true);
+    } else if (path == "/trickle") {
+      out_ = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n";
+      asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](auto ec, std::size_t) {
+        if (!ec) self->trickle(100000);
+      });
+    } else if (path == "/ssh") {
+      write_then("SSH-2.0-OpenSSH_9.2\r\n", false);
+    } else {
+      write_then(response(404, "text/plain", "not found\n"), true);
+    }
+  }
+
+  // Writes `bytes`, then reads the next request (`keep_alive`) or lets the connection go.
+  void write_then(std::string bytes, bool keep_alive) {
+    out_ = std::move(bytes);
+    asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this(), keep_alive](auto ec, std::size_t) {
+      if (!ec && keep_alive) self->read_head();
+    });
+  }
+
+  // One byte of body every 50 ms, `left` more.
+  void trickle(int left) {
+    if (left == 0) return read_head();
+    timer_.expires_after(std::chrono::milliseconds(50));
+    timer_.async_wait([self = shared_from_this(), left](auto ec) {
+      if (ec) return;
+      asio::async_write(self->socket_, asio::buffer("#", 1), [self, left](auto write_ec, std::size_t) {
+        if (!write_ec) self->trickle(left - 1);
+      });
+    });
+  }
+
+  std::atomic<int>& open_;
+  std::mutex& mutex_;
+  std::map<std::string, int>& requests_;
+  std::string& last_accept_;
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  asio::streambuf in_;
+  std::string out_;
+  char byte_ = 0;
+};
+
 }  // namespace
 
 struct ExpositionServer::Impl {
   explicit Impl(ExpositionServer& s) : server(s), acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {}
 
-  awaitable<void> accept_loop() {
-    for (;;) {
-      tcp::socket socket = co_await acceptor.async_accept(use_awaitable);
+  void accept() {
+    acceptor.async_accept([this](auto ec, tcp::socket socket) {
+      if (ec) return;
       ++server.accepted_;
-      asio::co_spawn(io, serve(std::move(socket)), [](std::exception_ptr) {});
-    }
-  }
-
-  // One connection: requests until the client closes, or a path that ends it.
-  awaitable<void> serve(tcp::socket socket) {
-    struct Open {
-      std::atomic<int>& n;
-      explicit Open(std::atomic<int>& count) : n(count) { ++n; }
-      ~Open() { --n; }
-    } open(server.open_);
-    asio::streambuf in;
-    for (;;) {
-      const std::size_t head_size = co_await asio::async_read_until(socket, in, "\r\n\r\n", use_awaitable);
-      std::string head(asio::buffers_begin(in.data()), asio::buffers_begin(in.data()) + static_cast<long>(head_size));
-      in.consume(head_size);
-      const std::size_t path_start = head.find(' ') + 1;
-      const std::string path = head.substr(path_start, head.find(' ', path_start) - path_start);
-      int n = 0;
-      {
-        std::lock_guard lock(server.mutex_);
-        n = ++server.requests_[path];
-        server.last_accept_ = header_value(head, "accept");
-      }
-      if (path == "/metrics" || path == "/openmetrics") {
-        const bool om = path == "/openmetrics";
-        const std::string out = response(200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                                                 : "text/plain; version=0.0.4; charset=utf-8",
-                                         metrics_body(n, om));
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-      } else if (path == "/stall") {
-        char byte;
-        co_await asio::async_read(socket, asio::buffer(&byte, 1), use_awaitable);  // until the client goes
-        co_return;
-      } else if (path == "/garbage") {
-        const std::string out = response(200, "text/plain", "<html>this is not {the exposition format\n");
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-      } else if (path == "/500") {
-        const std::string out = response(500, "text/plain", "internal error\n");
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-      } else if (path == "/close") {
-        const std::string out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nabc";
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-        co_return;
-      } else if (path == "/huge") {
-        const std::string out = response(200, "text/plain", std::string(2 << 20, '#'));
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-      } else if (path == "/trickle") {
-        const std::string head_out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n";
-        co_await asio::async_write(socket, asio::buffer(head_out), use_awaitable);
-        asio::steady_timer timer(io);
-        for (int i = 0; i < 100000; ++i) {
-          timer.expires_after(std::chrono::milliseconds(50));
-          co_await timer.async_wait(use_awaitable);
-          co_await asio::async_write(socket, asio::buffer("#", 1), use_awaitable);
-        }
-      } else if (path == "/ssh") {
-        co_await asio::async_write(socket, asio::buffer(std::string_view("SSH-2.0-OpenSSH_9.2\r\n")), use_awaitable);
-        co_return;
-      } else {
-        const std::string out = response(404, "text/plain", "not found\n");
-        co_await asio::async_write(socket, asio::buffer(out), use_awaitable);
-      }
-    }
+      std::make_shared<Connection>(server.open_, server.mutex_, server.requests_, server.last_accept_,
+                                   std::move(socket))
+          ->read_head();
+      accept();
+    });
   }
 
   ExpositionServer& server;
@@ -146,7 +174,7 @@ struct ExpositionServer::Impl {
 
 ExpositionServer::ExpositionServer() : impl_(std::make_unique<Impl>(*this)) {
   port_ = impl_->acceptor.local_endpoint().port();
-  asio::co_spawn(impl_->io, impl_->accept_loop(), [](std::exception_ptr) {});
+  impl_->accept();
   thread_ = std::thread([this] { impl_->io.run(); });
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A tiny /metrics server for the server-metrics sampler's tests, on Asio (coroutines), in a
+// A tiny /metrics server for the server-metrics sampler's tests, on Asio, in a
 // thread of its own on 127.0.0.1, port 0. Each path behaves in its own way:
 //
 //   /metrics   a Prometheus 0.0.4 body that moves: a counter that grows by 10 per scrape, a
