@@ -143,10 +143,15 @@ class DistributedRun(unittest.TestCase):
             killed = []
 
             def kill_rank_2():
-                # Rank 2 of this job, a couple of seconds into the run.
+                # Rank 2 of this job, once the run has merged its first seconds (rank 0 keeps
+                # --out current: design 037), so that it dies during the load, not during
+                # MPI's wire-up (slow under the sanitizers), which OpenMPI always aborts.
                 pid = rank_pid(2, path, timeout=15)
+                deadline = time.monotonic() + 20
+                while pid is not None and not os.path.exists(out_json) and time.monotonic() < deadline:
+                    time.sleep(0.05)
                 if pid is not None:
-                    time.sleep(2.5)
+                    time.sleep(1)
                     os.kill(pid, 9)
                     killed.append(pid)
 

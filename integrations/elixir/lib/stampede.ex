@@ -10,7 +10,9 @@ defmodule Stampede do
     * with a value, `--flag VALUE`: `:vus`, `:rate`, `:duration`, `:max_vus`, `:threads`,
       `:cpu_policy`, `:local_addresses`, `:nodes`, `:procs_per_node`, `:rank_timeout`, `:out`,
       `:out_stream`, `:badge`, `:junit`, `:prometheus`, `:html`, `:start`, `:step`,
-      `:up_to`, `:hold`, `:ramp`, `:dashboard_listen`, `:dashboard_linger`;
+      `:up_to`, `:hold`, `:ramp`, `:dashboard_listen`, `:dashboard_linger`, `:summary`,
+      `:server_metrics` (a URL, or a list of them: one `--server-metrics` each),
+      `:server_metrics_every`;
     * on or off, `--flag` when `true`: `:insecure`, `:dashboard`, `:parallel`, `:quiet`
       (`true` unless given: the output is collected, so there is no progress line);
     * `true` for `--flag`, or a value for `--flag=VALUE`: `:find_limit` (`true`, `:vus` or
@@ -35,7 +37,8 @@ defmodule Stampede do
   # `--flag VALUE`:
   @value_flags [:vus, :rate, :duration, :max_vus, :threads, :cpu_policy, :local_addresses, :nodes,
                 :procs_per_node, :rank_timeout, :out, :out_stream, :badge, :junit, :prometheus, :html, :start,
-                :step, :up_to, :hold, :ramp, :dashboard_listen, :dashboard_linger]
+                :step, :up_to, :hold, :ramp, :dashboard_listen, :dashboard_linger, :summary, :server_metrics,
+                :server_metrics_every]
   # `--flag` when true, nothing when false:
   @boolean_flags [:quiet, :insecure, :parallel, :dashboard]
   # `--flag` when true, `--flag=VALUE` with a value:
@@ -83,6 +86,10 @@ defmodule Stampede do
 
   defp flag(key, _value) when key in @run_options, do: []
   defp flag(key, nil) when key in @value_flags or key in @boolean_flags or key in @optional_value_flags, do: []
+
+  defp flag(key, values) when key in @value_flags and is_list(values) do
+    Enum.flat_map(values, &flag(key, &1))
+  end
 
   defp flag(key, value) when key in @value_flags do
     if is_boolean(value), do: raise(ArgumentError, "Stampede option #{inspect(key)} takes a value, not #{value}")

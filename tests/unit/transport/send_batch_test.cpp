@@ -123,8 +123,13 @@ TEST_F(SendBatchTest, TheSendsOfOneLoopTurnGoInOneSubmission) {
 
 TEST_F(SendBatchTest, WhatAFullSocketDoesNotTakeIsSentOnceItHasRoom) {
   auto [stream, peer] = connected();
-  // Fill the path (the client's send buffer, the peer's receive buffer: a few MB on
-  // loopback) until the socket takes nothing more.
+  // Fixed buffers on both ends: with the kernel's autotuning the peer's receive window
+  // could still grow while the test waits, and the write would complete (seen under load).
+  const int small = 64 * 1024;
+  ::setsockopt(stream->socket().native_handle(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  ::setsockopt(peer->native_handle(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  // Fill the path (the client's send buffer, the peer's receive buffer) until the socket
+  // takes nothing more.
   std::string filler;
   const std::string chunk(65536, 'f');
   for (;;) {
