@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1LL, 10'000'000LL));
   run_cmd->add_option("--threads", run.threads,
                       "Worker threads (default: chosen for this machine and where the target is, and said on the "
-                      "summary's generator line: on 2 cores one polling worker)")
+                      "summary's generator line: on 2 cores one worker)")
       ->check(CLI::Range(1, 1024));
   std::string cpu_policy;
   run_cmd->add_option("--cpu-policy", cpu_policy,

@@ -33,13 +33,14 @@ GeneratorSetup choose_generator_setup(int threads_asked, std::optional<CpuPolicy
   }
   const bool shared = machine.target != TargetPlace::elsewhere;  // unknown: assume it may be here
   if (cores == 1) {
-    s.why = "1 core: a polling worker would take it from everything else";
+    s.why = "1 core";
     return s;
   }
   if (cores == 2) {
     // The measured case: whether the target is here, in a namespace or behind the kernel's
-    // network work, a second worker competes for the other core.
-    s.policy = CpuPolicy::poll;
+    // network work, a second worker competes for the other core. One worker, sleeping when
+    // idle: a polling one would hold a core even at a moderate rate, which a local BEAM
+    // (one scheduler per core) or a CI runner's other jobs need (docs/design/047).
     s.why = shared ? fmt::format("2 cores, {}: the other core is left to it", target_phrase(machine))
                    : fmt::format("2 cores, {}: the other core is left to the kernel's network "
                                  "work and Stampede's own thread",

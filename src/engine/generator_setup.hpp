@@ -3,11 +3,12 @@
 // threads and which CPU policy, from this machine's cores and where the scenario's targets
 // are. The reason is one clause, for the summary's generator line (docs/design/047).
 //
-// Measured on 2 cores with the target on the same machine (bench/max-rate, RESULTS session
-// 30): two sleeping workers and the target fight over the two cores and the open model's
-// lateness explodes (below 50,000/s clean), where one polling worker, the other core left to
-// the target, stays on time to ~60,000/s, as fast as the C yardstick. With the target in a
-// network namespace of the same machine it is the same two cores: the same choice.
+// Measured on 2 cores with the target on the same machine (bench/max-rate, RESULTS sessions
+// 23 and 30): two sleeping workers and the target fight over the two cores and the open
+// model's lateness explodes, where one worker, the other core left to the target, stays on
+// time further. One sleeping worker rather than a polling one: a polling worker holds its
+// core at any rate with an event every millisecond, which a local BEAM needs. With the target
+// in a network namespace of the same machine it is the same two cores: the same choice.
 // Above two cores nothing was measured here: one sleeping worker per core, as before, and
 // half of them when the target is on this machine (it needs cores too).
 #include <optional>

@@ -120,11 +120,11 @@ class CpuPolicy(unittest.TestCase):
         self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
 
     def test_with_no_flags_the_setup_fits_the_machine_and_the_summary_says_why(self):
-        # docs/design/047: on 2 cores one polling worker, the other core left to the target;
-        # on 1 one sleeping worker; above 2, half the cores when the target is on this machine.
+        # docs/design/047: on 1 or 2 cores one sleeping worker, the other core left to the
+        # target; above 2, half the cores when the target is on this machine.
         cores = len(os.sched_getaffinity(0))
         threads = 1 if cores <= 2 else cores // 2
-        policy = "poll" if cores == 2 else "normal"
+        policy = "normal"
         with Target(delay="fixed:1") as target:
             out = os.path.join(temp_dir(), "results.json")
             r = run(["run", scenario(target.url), "--out", out])

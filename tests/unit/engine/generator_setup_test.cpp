@@ -21,11 +21,11 @@ TEST(GeneratorSetup, WhatTheCommandLineAsksWins) {
   EXPECT_EQ(t.policy, CpuPolicy::normal);
 }
 
-TEST(GeneratorSetup, TwoCoresPollWithOneWorkerWhereverTheTargetIs) {
+TEST(GeneratorSetup, TwoCoresRunOneSleepingWorkerWhereverTheTargetIs) {
   for (TargetPlace place : {TargetPlace::this_machine, TargetPlace::elsewhere, TargetPlace::unknown}) {
     const auto s = choose_generator_setup(0, std::nullopt, machine(2, place));
     EXPECT_EQ(s.threads, 1);
-    EXPECT_EQ(s.policy, CpuPolicy::poll);
+    EXPECT_EQ(s.policy, CpuPolicy::normal);
   }
   EXPECT_EQ(choose_generator_setup(0, std::nullopt, machine(2, TargetPlace::this_machine)).why,
             "2 cores, the target 127.0.0.1:4000 on this machine: the other core is left to it");
