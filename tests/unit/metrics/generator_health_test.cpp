@@ -8,8 +8,9 @@ namespace stampede::metrics {
 namespace {
 
 // A window of `seconds` seconds in which the busiest worker thread used `cpu` % each
-// second, its loop ran `delay` late at every probe, and `fds` files were open.
-MetricTable window(int seconds, double cpu, Nanos delay, double fds, Registry& registry) {
+// second, its loop ran `delay` late at every probe, and `fds` files were open; with
+// `wait_us`, the most-waiting worker waited that long for a CPU each second.
+MetricTable window(int seconds, double cpu, Nanos delay, double fds, Registry& registry, std::uint64_t wait_us = 0) {
   Summary summary;
   for (int s = 0; s < seconds; ++s) {
     MetricSink sink(registry);
@@ -17,6 +18,7 @@ MetricTable window(int seconds, double cpu, Nanos delay, double fds, Registry& r
     sink.add(sink.id(names::kGeneratorBusy, Kind::Counter), static_cast<std::uint64_t>(cpu * 1e4));
     sink.add(sink.id(names::kGeneratorWall, Kind::Counter), 1'000'000);
     sink.set_gauge(sink.id(names::kGeneratorFds, Kind::Gauge), fds);
+    if (wait_us > 0) sink.add(sink.id(names::kGeneratorWait, Kind::Counter), wait_us);
     const MetricId loop = sink.id(names::kGeneratorLoopDelay, Kind::Timing);
     for (int i = 0; i < 50; ++i) sink.record(loop, delay);
     summary.add(sink.take(s));
@@ -58,19 +60,8 @@ TEST(GeneratorHealth, WaitingForACpuNamesTheCompetitionAndWhatToDo) {
   // A local server took the cores: the worker was ready but waited 30% of the time, ran
   // late, and used little CPU of its own. The verdict says so, not "the server is slow".
   Registry r;
-  MetricTable table = window(3, 40, 80 * kMilli, 30, r);
-  Summary summary;
-  for (int s = 0; s < 3; ++s) {
-    MetricSink sink(r);
-    sink.add(sink.id(names::kGeneratorBusy, Kind::Counter), 400'000);
-    sink.add(sink.id(names::kGeneratorWall, Kind::Counter), 1'000'000);
-    sink.set_gauge(sink.id(names::kGeneratorCpu, Kind::Gauge), 40);
-    sink.add(sink.id(names::kGeneratorWait, Kind::Counter), 300'000);
-    const MetricId loop = sink.id(names::kGeneratorLoopDelay, Kind::Timing);
-    for (int i = 0; i < 50; ++i) sink.record(loop, 80 * kMilli);
-    summary.add(sink.take(s));
-  }
-  const auto h = assess_generator(make_metric_table(summary, r), 3, 20000, "50,000 iterations/s");
+  const MetricTable table = window(3, 40, 80 * kMilli, 30, r);
+  const auto h = assess_generator(window(3, 40, 80 * kMilli, 30, r, 300'000), 3, 20000, "50,000 iterations/s");
   ASSERT_TRUE(h.cpu_wait);
   EXPECT_NEAR(*h.cpu_wait, 30, 1e-9);
   EXPECT_TRUE(h.bottleneck);
@@ -82,18 +73,9 @@ TEST(GeneratorHealth, WaitingForACpuNamesTheCompetitionAndWhatToDo) {
 }
 
 TEST(GeneratorHealth, ALittleWaitOnTimeIsNoVerdict) {
+  // Waited 40% of the time, but was on time: no verdict.
   Registry r;
-  Summary summary;
-  for (int s = 0; s < 2; ++s) {
-    MetricSink sink(r);
-    sink.add(sink.id(names::kGeneratorBusy, Kind::Counter), 200'000);
-    sink.add(sink.id(names::kGeneratorWall, Kind::Counter), 1'000'000);
-    sink.add(sink.id(names::kGeneratorWait, Kind::Counter), 400'000);  // waited, but was on time
-    const MetricId loop = sink.id(names::kGeneratorLoopDelay, Kind::Timing);
-    for (int i = 0; i < 50; ++i) sink.record(loop, kMilli);
-    summary.add(sink.take(s));
-  }
-  const auto h = assess_generator(make_metric_table(summary, r), 2, 20000, "x");
+  const auto h = assess_generator(window(2, 20, kMilli, 30, r, 400'000), 2, 20000, "x");
   EXPECT_FALSE(h.bottleneck) << h.verdict;
 }
 
