@@ -11,17 +11,31 @@ namespace {
 
 namespace urls = boost::urls;
 
-// The characters a URL reference may hold as they are, with or without "%" (an escape).
+// The characters a URL reference may hold as they are.
 constexpr auto kUrlChars = urls::unreserved_chars + urls::gen_delim_chars + urls::sub_delim_chars;
-constexpr auto kUrlCharsAndEscapes = kUrlChars + '%';
+
+// `text` with what a URL cannot hold percent-encoded; with keep_escapes, each "%" stays as it
+// is (Boost.URL's encode() asserts that "%" is never in the allowed set, so the text is
+// encoded piece by piece between them).
+std::string encode_for_url(std::string_view text, bool keep_escapes) {
+  if (!keep_escapes) return urls::encode(text, kUrlChars);
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t percent = text.find('%', start);
+    out += urls::encode(text.substr(start, percent - start), kUrlChars);
+    if (percent == std::string_view::npos) return out;
+    out += '%';
+    start = percent + 1;
+  }
+}
 
 // The reference as a browser reads it: as written when it is one, else with what it cannot
 // hold percent-encoded (first keeping its escapes, then, when one is malformed, encoding
 // every "%" too).
 std::optional<urls::url> read_reference(std::string_view text) {
   if (auto parsed = urls::parse_uri_reference(text)) return urls::url(*parsed);
-  for (const auto& allowed : {urls::grammar::lut_chars(kUrlCharsAndEscapes), urls::grammar::lut_chars(kUrlChars)}) {
-    const std::string encoded = urls::encode(text, allowed);
+  for (const bool keep_escapes : {true, false}) {
+    const std::string encoded = encode_for_url(text, keep_escapes);
     if (auto parsed = urls::parse_uri_reference(encoded)) return urls::url(*parsed);
   }
   return std::nullopt;
