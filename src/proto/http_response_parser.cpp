@@ -104,7 +104,6 @@ struct HttpResponseParser::Impl {
   bool in_trailers = false;
   std::size_t trailer_bytes = 0;
   bool upgraded = false;
-  bool saw_content_length = false;
   bool saw_transfer_encoding = false;
   int content_codings = 0;
   std::string_view content_coding;
@@ -126,7 +125,6 @@ struct HttpResponseParser::Impl {
     status_seen = false;
     in_trailers = false;
     trailer_bytes = 0;
-    saw_content_length = false;
     saw_transfer_encoding = false;
     content_codings = 0;
     content_coding = {};
@@ -204,9 +202,7 @@ struct HttpResponseParser::Impl {
     h.name.resize(name.size());
     std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
     h.value.assign(value);
-    if (h.name == "content-length") {
-      saw_content_length = true;
-    } else if (h.name == "transfer-encoding") {
+    if (h.name == "transfer-encoding") {
       saw_transfer_encoding = true;
       // Beast frames "X, chunked" as chunked and hands over X-coded bytes; we decode no
       // transfer coding but chunked, so anything else is refused (chunked last, once).
