@@ -279,8 +279,8 @@ class RecordsAChromiumSessionThroughTheProxy(unittest.TestCase):
 
     def test_the_browsers_compression_offer_reaches_the_app(self):
         """Chromium offers permessage-deflate; the offer passes to the app untouched (the target
-        as started here declines it, so these frames went plain; compressed frames through the
-        proxy are covered by the unit tests and fuzz_proxy_session, not yet over sockets)."""
+        as started here declines it, so these frames went plain; RecordsCompressedFrames has an
+        app that accepts it)."""
         har = json.loads(read(self.har))
         sockets = [e for e in har["log"]["entries"] if "_webSocketMessages" in e]
         self.assertGreaterEqual(len(sockets), 2)
@@ -344,6 +344,48 @@ class RecordsThePhoenixJsClient(unittest.TestCase):
         self.assertFalse([l for l in result.stdout.splitlines() if l.startswith("not ok")], result.stdout)
         self.assertIn("ok - ", result.stdout)
         self.assertIn("WebSocket /socket/websocket", stopped.err)
+
+
+class RecordsCompressedFrames(unittest.TestCase):
+    """The app accepts permessage-deflate (`stampede target --ws-compress`, Phoenix's
+    `compress: true`) and the official phoenix client over `ws` offers it: the frames cross the
+    proxy compressed both ways, and the recording holds them inflated."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_browser()
+        cls.target = Target(extra=("--ws-compress",))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_compressed_frames_are_recorded_as_text_and_the_scenario_runs_green(self):
+        har_path = os.path.join(temp_dir(), "compressed.har")
+        recorder = Recorder(self.target.url, "--think-time", "100ms", "--har", har_path)
+        try:
+            result = subprocess.run(["node", os.path.join(JS_DIR, "record_channels_client.js"),
+                                     f"ws://127.0.0.1:{recorder.port}/socket"],
+                                    cwd=JS_DIR, capture_output=True, text=True, timeout=60)
+        finally:
+            stopped = recorder.stop()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr + stopped.err)
+        self.assertEqual(stopped.code, 0, stopped)
+        self.assertNotIn("warning", stopped.err, "every compressed frame was inflated")
+        sockets = [e for e in json.loads(read(har_path))["log"]["entries"] if "_webSocketMessages" in e]
+        self.assertEqual(len(sockets), 1, [e["request"]["url"] for e in sockets])
+        answered = {h["name"].lower(): h["value"] for h in sockets[0]["response"]["headers"]}
+        self.assertIn("permessage-deflate", answered.get("sec-websocket-extensions", ""),
+                      "the app accepted compression, so the frames that crossed the proxy were compressed")
+        texts = [m["data"] for m in sockets[0]["_webSocketMessages"]]
+        for kind in ("send", "receive"):
+            self.assertTrue([m for m in sockets[0]["_webSocketMessages"] if m["type"] == kind], kind)
+        self.assertTrue([t for t in texts if "hello from node" in t], texts[:6])
+        text = read(recorder.out)
+        for call in ['socket:join("room:lobby")', 'socket:push("room:lobby", "new_msg", { body = "hello from node" })',
+                     'socket:await("room:lobby", "new_msg")']:
+            self.assertIn(call, text)
+        count_scenario_errors(self, recorder.out, self.target, vus=5, duration="3s")
 
 
 class ForwardsHttpFaithfully(unittest.TestCase):
