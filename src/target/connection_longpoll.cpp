@@ -24,7 +24,7 @@ void Connection::answer_longpoll(PendingResponse& slot, std::string_view path, s
       slot.ready = true;
       return;
     case LongPollPlan::Kind::Open:
-      slot.response.set_owned(200, kJson, worker_.longpoll().open(std::move(plan.open), now));
+      slot.response.set_owned(200, kJson, worker_.longpoll().open(std::move(*plan.open), now));
       worker_.longpoll_touched();
       slot.ready = true;
       return;
@@ -45,8 +45,9 @@ void Connection::answer_longpoll(PendingResponse& slot, std::string_view path, s
   };
   const auto owner = LongPollSessions::owner_of(plan.token).value_or(worker_.index());
   if (plan.kind == LongPollPlan::Kind::Poll) {
-    worker_.shared().longpoll->run_on(owner, worker_, [token = std::move(plan.token), reply](Worker& w) mutable {
-      w.longpoll().poll(token, SteadyClock::monotonic_now(), std::move(reply));
+    worker_.shared().longpoll->run_on(owner, worker_, [token = std::move(plan.token), open = std::move(plan.open),
+                                                       reply](Worker& w) mutable {
+      w.longpoll().poll(token, std::move(open), SteadyClock::monotonic_now(), std::move(reply));
       w.longpoll_touched();
     });
     return;

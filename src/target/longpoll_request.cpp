@@ -69,23 +69,29 @@ LongPollPlan plan_longpoll(const proto::HttpRequest& request, std::string_view p
   if (request.method != "GET" && request.method != "POST") return answer(400, "text/plain", "");
   const auto params = read_params(query);
   if (!params) return answer(400, "text/plain", "malformed query string\n");
-  if (!params->token.empty()) {
+  if (request.method == "POST") {
+    if (params->token.empty()) return status_json(410);
     LongPollPlan plan;
-    plan.kind = request.method == "GET" ? LongPollPlan::Kind::Poll : LongPollPlan::Kind::Publish;
+    plan.kind = LongPollPlan::Kind::Publish;
     plan.token = params->token;
     return plan;
   }
-  if (request.method == "POST") return status_json(410);
-  const auto serializer = serializer_for_vsn(params->vsn);
-  if (!serializer) return status_json(403);
+  // A GET: a poll when the token is a session's, else (no token, or an unknown one: Phoenix's
+  // resume_session failing) a new session, which the socket's connect may refuse.
   LongPollPlan plan;
-  plan.kind = LongPollPlan::Kind::Open;
-  plan.open.serializer = *serializer;
-  if (liveview) {
-    plan.open.liveview = true;
-    plan.open.liveview_info = connect_liveview(request, *liveview, params->csrf_token);
-  } else {
-    plan.open.user_id = params->user_id;
+  plan.kind = params->token.empty() ? LongPollPlan::Kind::Open : LongPollPlan::Kind::Poll;
+  plan.token = params->token;
+  if (const auto serializer = serializer_for_vsn(params->vsn)) {
+    LongPollSessions::Open& open = plan.open.emplace();
+    open.serializer = *serializer;
+    if (liveview) {
+      open.liveview = true;
+      open.liveview_info = connect_liveview(request, *liveview, params->csrf_token);
+    } else {
+      open.user_id = params->user_id;
+    }
+  } else if (plan.kind == LongPollPlan::Kind::Open) {
+    return status_json(403);
   }
   return plan;
 }

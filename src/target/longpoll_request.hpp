@@ -7,7 +7,8 @@
 //                                     whether joins can succeed, as for the WebSocket
 //   OPTIONS                           CORS preflight: 200 with Allow-Origin *
 //   GET without a token               open a session (403 {"status":403} for a bad vsn)
-//   GET / POST with a token           poll / publish
+//   GET with a token                  poll; when no session has it, open one as without
+//   POST with a token                 publish
 //   POST without a token              {"status":410}
 //   any other method                  400
 // Pure: no sockets.
@@ -29,8 +30,9 @@ struct LongPollPlan {
   std::string_view content_type;  // a string literal
   std::string body;
   std::string headers;  // extra header lines ("Name: value\r\n")
-  LongPollSessions::Open open;  // Open
-  std::string token;            // Poll, Publish
+  // Open; Poll: the session to open when no session has the token (nullopt: the vsn refuses it).
+  std::optional<LongPollSessions::Open> open;
+  std::string token;  // Poll, Publish
 };
 
 // Whether `path` is a LongPoll transport path of the target.

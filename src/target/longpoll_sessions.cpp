@@ -111,10 +111,10 @@ std::string LongPollSessions::open(Open open, Nanos now) {
   return longpoll::encode_response(response);
 }
 
-void LongPollSessions::poll(std::string_view token, Nanos now, Reply reply) {
+void LongPollSessions::poll(std::string_view token, std::optional<Open> open_new, Nanos now, Reply reply) {
   Session* session = find(token);
   if (session == nullptr) {
-    reply(longpoll::encode_response(longpoll::Response{410, std::nullopt, {}}));
+    reply(open_new ? open(std::move(*open_new), now) : longpoll::encode_response({403, std::nullopt, {}}));
     return;
   }
   in_call_ = true;

@@ -10,11 +10,12 @@
 //                            once; none: held until one arrives (200) or the window passes (204)
 //   POST with token T        each line of an application/x-ndjson body (else the whole body) is
 //                            one frame for the session; {"status":200}
-//   a token no session has   {"status":410} (GET: with "token":null and no messages)
+//   GET, a token no session has   a new session, as without a token (Phoenix's resume_session
+//                            fails, new_session follows): the client sees 410 with a token,
+//                            which is "session gone" to one that held a token
+//   POST, a token no session has  {"status":410}
 // A session that nobody polled for 1.5 windows ends (Phoenix's :shutdown_if_inactive), as does
-// one whose socket the application closed (an undecodable frame). Phoenix answers a GET with
-// an unknown token by opening a new session; this one answers 410 without one, which is what
-// the client sees either way (phoenix.js: 410 while holding a token = session gone).
+// one whose socket the application closed (an undecodable frame).
 //
 // Frames the application sends as binary (a binary reply) go as their base64 text: a LongPoll
 // message is a JSON string.
@@ -74,8 +75,9 @@ class LongPollSessions {
   // A GET without a token: opens a session, returns the answer's body.
   std::string open(Open open, Nanos now);
   // A GET with a token: answers now or holds the poll (one per session: a second poll ends the
-  // first with 204, as the older request would time out in Phoenix).
-  void poll(std::string_view token, Nanos now, Reply reply);
+  // first with 204, as the older request would time out in Phoenix). No session has the
+  // token: opens one with `open_new` ({"status":403} when nullopt: the vsn refused it).
+  void poll(std::string_view token, std::optional<Open> open_new, Nanos now, Reply reply);
   // A POST: returns the answer's body.
   std::string publish(std::string_view token, std::string_view body, std::string_view content_type, Nanos now);
 
