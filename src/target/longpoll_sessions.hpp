@@ -20,6 +20,10 @@
 // Frames the application sends as binary (a binary reply) go as their base64 text: a LongPoll
 // message is a JSON string.
 //
+// Unlike Phoenix, a held poll whose connection the client dropped is not noticed: messages
+// handed to it are lost (Phoenix keeps them for the next poll, as its listener process is
+// gone). phoenix.js and Stampede abandon a poll only when they close the socket.
+//
 // No sockets, no clocks: the time is passed in, answers go to a Reply callback. Used only
 // from its worker's thread; the hub (longpoll_hub.hpp) brings it the requests for its tokens.
 #include <cstddef>
