@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t at = 0;
   auto take = [&](std::string_view& out) {
     if (at >= size) return false;
-    const std::size_t n = std::min<std::size_t>(data[at++], size - at);
+    const std::size_t wanted = data[at++];
+    const std::size_t n = std::min(wanted, size - at);
     out = std::string_view(reinterpret_cast<const char*>(data) + at, n);
     at += n;
     return true;
@@ -67,6 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 3:
         if (!take(body)) break;
+        // A text frame with a line break never reaches the cycle: ChannelsSocket refuses it
+        // (ChannelsOptions::one_line_frames).
+        if ((head & 8) == 0 && body.find_first_of("\r\n") != std::string_view::npos) break;
         cycle.queue(body, (head & 8) != 0);
         break;
       case 4:

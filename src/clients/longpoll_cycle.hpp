@@ -59,7 +59,7 @@ class LongPollCycle {
   PollResult on_poll(int http_status, std::string_view body, std::string_view failure = {});
 
   // Queues one frame for the server (a binary one goes as base64, as phoenix.js sends an
-  // ArrayBuffer). Returns true when the caller should schedule a flush (phoenix.js: setTimeout
+  // ArrayBuffer; a text one must hold no line break: ChannelsOptions::one_line_frames). Returns true when the caller should schedule a flush (phoenix.js: setTimeout
   // 0): nothing is in flight and no flush was scheduled. False also once closed.
   bool queue(std::string_view frame, bool binary);
   // The next POST body (up to 100 frames joined by "\n"), or nullopt when nothing is queued,

@@ -56,6 +56,7 @@ std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, C
   auto connection = std::make_shared<PhoenixConnection>();
   std::weak_ptr<PhoenixConnection> weak = connection;
   if (transport == PhoenixTransport::LongPoll) {
+    options.one_line_frames = true;
     make_longpoll(*connection, ctx, weak);
   } else {
     make_websocket(*connection, ctx, weak);
