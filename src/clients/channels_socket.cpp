@@ -4,6 +4,8 @@
 #include <boost/json/parse.hpp>
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace stampede::clients {
 
 namespace phx = proto::phx;
@@ -41,8 +43,14 @@ void ChannelsSocket::post(std::function<void()> fn) {
 std::string ChannelsSocket::next_ref() { return std::to_string(++ref_counter_); }
 
 phx::Frame ChannelsSocket::encode(const phx::Message& m) const {
-  return options_.custom_encode ? options_.custom_encode(m)
-                                : phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
+  phx::Frame frame = options_.custom_encode ? options_.custom_encode(m)
+                                            : phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
+  if (options_.one_line_frames && !frame.binary_frame && frame.data.find_first_of("\r\n") != std::string::npos) {
+    throw std::invalid_argument(
+        "the encoded message holds a line break, which LongPoll cannot carry (the server splits a POST at line "
+        "breaks)");
+  }
+  return frame;
 }
 
 void ChannelsSocket::send(const phx::Message& m) {

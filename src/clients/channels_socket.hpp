@@ -59,6 +59,10 @@ struct ChannelsOptions {
   // another client drives and measures itself (LiveView: live.join, live.event...), so that one
   // user action is not counted twice under two names. Requests sent/completed still count.
   bool record_metrics = true;
+  // The transport carries one message per line (LongPoll's ndjson POSTs): a text frame with a
+  // line break is refused when encoded (std::invalid_argument), before anything is pending.
+  // Only a custom serializer can produce one; JSON escapes line breaks.
+  bool one_line_frames = false;
 };
 
 class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {

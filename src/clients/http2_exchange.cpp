@@ -189,7 +189,7 @@ void Http2Exchange::on_sent(Nanos at) {
   write_started_ = at;
   if (!hop_sent_) {
     hop_sent_ = true;
-    ctx_.sink.request_sent();
+    if (req_.measured) ctx_.sink.request_sent();
   }
 }
 
@@ -199,8 +199,10 @@ void Http2Exchange::on_response(Nanos last_byte_at, proto::Http2Response& respon
   stream_id_ = 0;
   const Nanos service_time = last_byte_at - write_started_;
   last_duration_ = service_time;
-  ctx_.sink.record(session_->request_metric, service_time);
-  if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
+  if (req_.measured) {
+    ctx_.sink.record(session_->request_metric, service_time);
+    if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
+  }
   store_cookies(session_->cookies, response.headers, *target_);
 
   HttpResponse out;
@@ -217,8 +219,10 @@ void Http2Exchange::on_response(Nanos last_byte_at, proto::Http2Response& respon
       return follow_redirect(where, last_redirect_.status);
     }
   }
-  ctx_.sink.request_finished(out.status < 400);
-  if (out.status >= 400) ctx_.sink.add_error(session_->error_metric, "status " + std::to_string(out.status));
+  if (req_.measured) {
+    ctx_.sink.request_finished(out.status < 400);
+    if (out.status >= 400) ctx_.sink.add_error(session_->error_metric, "status " + std::to_string(out.status));
+  }
   finish(std::move(out));
 }
 
@@ -231,7 +235,7 @@ void Http2Exchange::follow_redirect(const std::string& location, int status) {
   }
   RedirectHop hop = resolve_redirect(*target_, location, status, req_.method);
   if (!hop.next) return fail("url", hop.why, /*keep_response=*/true);
-  ctx_.sink.request_finished(true);
+  if (req_.measured) ctx_.sink.request_finished(true);
   ++redirects_followed_;
   if (hop.to_get) switch_to_get(req_.method, req_.body, req_.headers);
   begin_hop(std::move(hop.next));
@@ -267,10 +271,12 @@ void Http2Exchange::fail(std::string_view reason, const std::string& what, bool 
   if (finished_) return;
   if (!hop_sent_) {
     hop_sent_ = true;
-    ctx_.sink.request_sent();
+    if (req_.measured) ctx_.sink.request_sent();
   }
-  ctx_.sink.request_finished(false);
-  ctx_.sink.add_error(session_->error_metric, reason);
+  if (req_.measured) {
+    ctx_.sink.request_finished(false);
+    ctx_.sink.add_error(session_->error_metric, reason);
+  }
   HttpResponse response = keep_response ? std::move(last_redirect_) : HttpResponse{};
   if (!keep_response) response.duration = 0;
   if (response.duration == 0) response.duration = ctx_.clock.now() - (write_started_ != 0 ? write_started_ : started_);

@@ -313,7 +313,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     parser_.reset(req_.method == "HEAD");
     if (!hop_sent_) {
       hop_sent_ = true;
-      ctx_.sink.request_sent();
+      if (req_.measured) ctx_.sink.request_sent();
     }
     const std::array<asio::const_buffer, 2> bytes{asio::buffer(head_), asio::buffer(req_.body)};
     write_started_ = ctx_.clock.now();  // service time starts as the bytes go to the socket
@@ -432,8 +432,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   void on_response(bool reusable) {
     const Nanos service_time = last_byte_at_ - write_started_;
     last_duration_ = service_time;
-    ctx_.sink.record(session_->request_metric, service_time);
-    if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
+    if (req_.measured) {
+      ctx_.sink.record(session_->request_metric, service_time);
+      if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
+    }
 
     const proto::HttpResponseHead& head = parser_.head();
     store_cookies(session_->cookies, head.headers, *target_);
@@ -450,8 +452,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         return follow_redirect(*location, head.status);
       }
     }
-    ctx_.sink.request_finished(head.status < 400);
-    if (head.status >= 400) ctx_.sink.add_error(session_->error_metric, "status " + std::to_string(head.status));
+    if (req_.measured) {
+      ctx_.sink.request_finished(head.status < 400);
+      if (head.status >= 400) ctx_.sink.add_error(session_->error_metric, "status " + std::to_string(head.status));
+    }
     finish(response_from_parser());
   }
 
@@ -463,7 +467,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     }
     RedirectHop hop = resolve_redirect(*target_, location, status, req_.method);
     if (!hop.next) return fail("url", hop.why, /*keep_response=*/true);
-    ctx_.sink.request_finished(true);
+    if (req_.measured) ctx_.sink.request_finished(true);
     ++redirects_followed_;
     if (hop.to_get) switch_to_get(req_.method, req_.body, req_.headers);
     begin_hop(std::move(hop.next));
@@ -485,10 +489,12 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (finished_) return;
     if (!hop_sent_) {
       hop_sent_ = true;
-      ctx_.sink.request_sent();
+      if (req_.measured) ctx_.sink.request_sent();
     }
-    ctx_.sink.request_finished(false);
-    ctx_.sink.add_error(session_->error_metric, reason);
+    if (req_.measured) {
+      ctx_.sink.request_finished(false);
+      ctx_.sink.add_error(session_->error_metric, reason);
+    }
     HttpResponse response = keep_response ? response_from_parser() : HttpResponse{};
     // How long the scenario waited for nothing (a timeout, a refusal): from the write, or
     // from the call when it never got that far. A response kept in part has its own.

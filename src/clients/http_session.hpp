@@ -44,6 +44,10 @@ struct HttpRequest {
   // does not agree; over http:// with prior knowledge (h2c). One connection per origin,
   // concurrent requests as streams on it.
   bool http2 = false;
+  // False: recorded in neither http.request (nor http.request.<name>, http.request.errors) nor
+  // the sink's request tally. For a client that measures its requests under its own name:
+  // the LongPoll transport's polls and publishes (clients/longpoll_session.hpp).
+  bool measured = true;
 };
 
 struct HttpResponse {

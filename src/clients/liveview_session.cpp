@@ -13,6 +13,7 @@
 #include <chrono>
 
 #include "clients/liveview_version.hpp"
+#include "proto/phoenix_longpoll.hpp"
 #include "proto/phoenix_socket_url.hpp"
 #include "proto/url_resolve.hpp"
 
@@ -295,7 +296,9 @@ void LiveViewSession::open_socket(Done done) {
   // frames under channel.* too would count every user action twice in the summary. The page
   // GET does stay in http.request, as a browser's request would in any HTTP tool.
   channel_options.record_metrics = false;
-  auto connection = PhoenixConnection::make(ctx_, std::move(channel_options));
+  // phoenix.js sends no heartbeats over LongPoll (skipHeartbeat): its polls keep the session.
+  if (options_.transport == PhoenixTransport::LongPoll) channel_options.heartbeat_interval = 0;
+  auto connection = PhoenixConnection::make(ctx_, std::move(channel_options), options_.transport);
   std::weak_ptr<PhoenixConnection> weak_connection = connection;
   connection_ = connection;
   closing_ = false;
@@ -305,8 +308,12 @@ void LiveViewSession::open_socket(Done done) {
   ws_options.insecure = options_.page.insecure;
   ws_options.compression = options_.compression;
   const std::string url = socket_url();
+  // What the messages below name: the URL the transport uses.
+  const std::string shown_url = options_.transport == PhoenixTransport::LongPoll
+                                    ? proto::phx::longpoll::endpoint_from_websocket_url(url)
+                                    : url;
   const auto page = boost::urls::parse_uri(page_.url);
-  const auto socket = boost::urls::parse_uri(url);
+  const auto socket = boost::urls::parse_uri(shown_url);
   if (page && socket) {
     std::string host(page->host_address());
     std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -324,7 +331,7 @@ void LiveViewSession::open_socket(Done done) {
   for (const auto& h : options_.socket_headers) ws_options.headers.push_back(h);
 
   connection->connect(url, std::move(ws_options),
-                          [weak = weak_from_this(), generation = generation_, weak_connection, url,
+                          [weak = weak_from_this(), generation = generation_, weak_connection, url = shown_url,
                            done = std::move(done)](const WebSocketSession::ConnectResult& result) {
                             auto self = weak.lock();
                             if (!self) return;

@@ -4,7 +4,8 @@
 //
 //   connect(url)   GET the page with the VU's HttpSession (redirects followed, cookies kept, so a
 //                  login route that sets a cookie and redirects works), read the CSRF token and
-//                  the LiveView containers, open one socket at <socket_path>/websocket with
+//                  the LiveView containers, open one socket at <socket_path>/websocket (or
+//                  /longpoll: LiveViewOptions::transport) with
 //                  _csrf_token and vsn=2.0.0 and the jar's Cookie header, join every root
 //                  container (lv:<id>) with the browser's join payload, then every nested
 //                  LiveView the joined views render (§5.9).
@@ -24,7 +25,7 @@
 // state, push_event events and live_patch pushes into `pushes()` for await, and components that
 // leave the page are reported with cids_will_destroy / cids_destroyed like the browser.
 //
-// The socket is the channels client (ChannelsSocket over a WebSocketSession): heartbeats,
+// The socket is the channels client (ChannelsSocket over a WebSocketSession or a LongPollSession): heartbeats,
 // join_ref routing, timeouts. Its own metrics (channel.join, channel.push, ws.connect...) are
 // recorded too; this session adds live.* (clients/liveview_metrics.hpp).
 //
@@ -75,6 +76,9 @@ struct LiveViewOptions {
   boost::json::object params;  // the app's LiveSocket `params` (locale, timezone...), after _csrf_token
   std::size_t buffer_limit = 100;  // pushes kept for await
   bool compression = false;        // offer permessage-deflate on the socket
+  // The socket's transport: <socket_path>/websocket, or <socket_path>/longpoll as a browser
+  // that fell back (longPollFallbackMs) polls it, with the page's cookies on every request.
+  PhoenixTransport transport = PhoenixTransport::WebSocket;
 };
 
 // A user event on an element with phx-click, phx-keyup, phx-keydown, phx-blur, phx-focus, or a

@@ -2,11 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "proto/phoenix_longpoll.hpp"
+
 namespace stampede::clients {
 
-std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, ChannelsOptions options) {
-  auto connection = std::make_shared<PhoenixConnection>();
-  std::weak_ptr<PhoenixConnection> weak = connection;
+std::optional<PhoenixTransport> phoenix_transport_named(std::string_view name) {
+  if (name == "websocket") return PhoenixTransport::WebSocket;
+  if (name == "longpoll") return PhoenixTransport::LongPoll;
+  return std::nullopt;
+}
+
+namespace {
+
+void make_websocket(PhoenixConnection& connection, ClientContext& ctx, std::weak_ptr<PhoenixConnection> weak) {
   WebSocketSession::Callbacks callbacks;
   callbacks.on_message = [weak](proto::ws::Opcode opcode, std::string_view payload) {
     if (auto c = weak.lock()) {
@@ -20,33 +28,83 @@ std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, C
       phx->on_closed(info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error);
     }
   };
-  connection->ws = std::make_unique<WebSocketSession>(ctx, std::move(callbacks));
+  connection.ws = std::make_unique<WebSocketSession>(ctx, std::move(callbacks));
+}
+
+void make_longpoll(PhoenixConnection& connection, ClientContext& ctx, std::weak_ptr<PhoenixConnection> weak) {
+  LongPollSession::Callbacks callbacks;
+  // Every LongPoll message is a text frame: the server sends serialized frames as JSON strings.
+  callbacks.on_message = [weak](std::string_view frame) {
+    if (auto c = weak.lock()) {
+      auto phx = c->phx;
+      phx->on_frame(frame, false);
+    }
+  };
+  callbacks.on_close = [weak](std::uint16_t code, const std::string& reason, const std::string& error) {
+    if (auto c = weak.lock()) {
+      auto phx = c->phx;
+      phx->on_closed(fmt::format("{} {}: {}", code, reason, error));
+    }
+  };
+  connection.longpoll = std::make_unique<LongPollSession>(ctx, std::move(callbacks));
+}
+
+}  // namespace
+
+std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, ChannelsOptions options,
+                                                           PhoenixTransport transport) {
+  auto connection = std::make_shared<PhoenixConnection>();
+  std::weak_ptr<PhoenixConnection> weak = connection;
+  if (transport == PhoenixTransport::LongPoll) {
+    options.one_line_frames = true;
+    make_longpoll(*connection, ctx, weak);
+  } else {
+    make_websocket(*connection, ctx, weak);
+  }
   connection->phx = std::make_shared<ChannelsSocket>(
       ctx, std::move(options),
       [weak](std::string data, bool binary) {
-        if (auto c = weak.lock(); c && c->ws) binary ? c->ws->send_binary(data) : c->ws->send_text(data);
+        auto c = weak.lock();
+        if (!c) return;
+        if (c->ws) {
+          binary ? c->ws->send_binary(data) : c->ws->send_text(data);
+        } else if (c->longpoll) {
+          c->longpoll->send(data, binary);
+        }
       },
       [weak](std::uint16_t code, std::string reason) {
+        auto c = weak.lock();
+        if (!c) return;
         // A heartbeat that went unanswered is the one close the WebSocket counts as an error.
-        if (auto c = weak.lock(); c && c->ws)
-          c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
+        if (c->ws) c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
+        // LongPoll has no close handshake: phoenix.js just stops polling.
+        if (c->longpoll) c->longpoll->close();
       });
   return connection;
 }
 
 void PhoenixConnection::connect(const std::string& url, WebSocketSession::ConnectOptions options,
                                 std::function<void(const WebSocketSession::ConnectResult&)> done) {
-  ws->connect(url, std::move(options),
-              [phx = phx, done = std::move(done)](WebSocketSession::ConnectResult result) {
-                if (result.ok()) phx->on_open();
-                done(result);
-              });
+  auto opened = [phx = phx, done = std::move(done)](const WebSocketSession::ConnectResult& result) {
+    if (result.ok()) phx->on_open();
+    done(result);
+  };
+  if (longpoll) {
+    LongPollSession::Options lp;
+    lp.headers = std::move(options.headers);
+    lp.connect_timeout = options.timeout;
+    lp.insecure = options.insecure;
+    longpoll->connect(proto::phx::longpoll::endpoint_from_websocket_url(url), std::move(lp), std::move(opened));
+    return;
+  }
+  ws->connect(url, std::move(options), std::move(opened));
 }
 
 void PhoenixConnection::release(const std::string& reason) {
   auto keep = phx;  // alive while it fails what is pending
   keep->close(reason);
   ws.reset();
+  longpoll.reset();
 }
 
 }  // namespace stampede::clients

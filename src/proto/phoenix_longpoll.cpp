@@ -108,6 +108,22 @@ std::string endpoint_url(std::string_view socket_endpoint, std::span<const Query
   return out;
 }
 
+std::string endpoint_from_websocket_url(std::string_view websocket_url) {
+  std::string out;
+  // String.replace with a string pattern replaces the first occurrence, wherever it is.
+  auto replace_first = [](std::string& text, std::string_view from, std::string_view to) {
+    const auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  out.assign(websocket_url);
+  replace_first(out, "ws://", "http://");
+  replace_first(out, "wss://", "https://");
+  constexpr std::string_view kWebSocket = "/websocket";
+  const auto at = out.rfind(kWebSocket);
+  if (at != std::string::npos) out.replace(at, kWebSocket.size(), "/longpoll");
+  return out;
+}
+
 std::string request_url(std::string_view endpoint_url, std::optional<std::string_view> token) {
   std::string out(endpoint_url);
   out += endpoint_url.find('?') == std::string_view::npos ? '?' : '&';

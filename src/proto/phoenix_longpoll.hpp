@@ -57,6 +57,11 @@ struct QueryParam {
 // that already has a query or fragment.
 std::string endpoint_url(std::string_view socket_endpoint, std::span<const QueryParam> params,
                          std::string_view vsn = "2.0.0");
+// What phoenix.js's LongPoll.normalizeEndpoint makes of the WebSocket URL a Socket built
+// (endPointURL(): "/websocket" after the mount path, then the params and vsn): ws:// and
+// wss:// become http:// and https://, and the last "/websocket" (the regex is greedy) becomes
+// "/longpoll". So a channels or LiveView client builds one URL and either transport uses it.
+std::string endpoint_from_websocket_url(std::string_view websocket_url);
 // The URL of one request: the endpoint URL and the session token. Before the first poll has
 // given a token, phoenix.js serializes {token: null} to nothing and leaves a bare "&"; so does
 // this, for byte-for-byte browser requests (the server ignores the empty pair).

@@ -1,4 +1,4 @@
-// `stampede.channels`: Phoenix Channels over a WebSocket, as phoenix.js does them. The
+// `stampede.channels`: Phoenix Channels over a WebSocket or LongPoll, as phoenix.js does them. The
 // protocol lives in clients::ChannelsSocket (and clients::AbsintheClient for Absinthe); this
 // file adapts them to coroutines and tables. The Lua half (src/scenario/lua/channels.lua)
 // holds the user-facing methods and error objects, built on the C primitives below.
@@ -17,6 +17,7 @@
 #include "clients/websocket_session.hpp"
 #include "proto/absinthe.hpp"
 #include "proto/form.hpp"
+#include "proto/phoenix_longpoll.hpp"
 #include "proto/phoenix_socket_url.hpp"
 #include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
@@ -215,7 +216,17 @@ int l_connect(lua_State* L) {
   auto handle = std::make_shared<ChannelsHandle>();
   handle->main = rt->state();
   int params_index = 0;
+  auto transport = clients::PhoenixTransport::WebSocket;
+  bool heartbeat_given = false;
   if (has_opts) {
+    lua_getfield(L, 2, "transport");
+    if (!lua_isnil(L, -1)) {
+      const char* name = lua_tostring(L, -1);
+      const auto chosen = clients::phoenix_transport_named(name != nullptr ? name : "");
+      if (!chosen) luaL_error(L, "channels.connect: transport must be \"websocket\" or \"longpoll\"");
+      transport = *chosen;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, 2, "serializer");
     if (lua_type(L, -1) == LUA_TSTRING) {
       vsn = lua_tostring(L, -1);
@@ -239,6 +250,7 @@ int l_connect(lua_State* L) {
     }
     lua_pop(L, 1);
     lua_getfield(L, 2, "heartbeat");
+    heartbeat_given = !lua_isnil(L, -1);
     if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
       options.heartbeat_interval = 0;
     } else {
@@ -256,24 +268,30 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "params");
     params_index = lua_gettop(L);
   }
+  // phoenix.js sends no heartbeats over LongPoll (skipHeartbeat): its polls keep the session.
+  if (transport == clients::PhoenixTransport::LongPoll && !heartbeat_given) options.heartbeat_interval = 0;
   const std::string url = proto::phx::socket_url(base, socket_params_arg(L, params_index), vsn);
   Vu& vu = require_vu(L, "channels.connect");
 
-  handle->connection = clients::PhoenixConnection::make(rt->context(), std::move(options));
+  handle->connection = clients::PhoenixConnection::make(rt->context(), std::move(options), transport);
   handle->phx = handle->connection->phx;
   std::weak_ptr<ChannelsHandle> weak = handle;
   vu.iteration_cleanup.push_back([weak] {
     if (auto h = weak.lock()) h->connection->release("the iteration ended");
   });
+  // An error names the URL the transport used.
+  const std::string shown_url = transport == clients::PhoenixTransport::LongPoll
+                                    ? proto::phx::longpoll::endpoint_from_websocket_url(url)
+                                    : url;
   handle->connection->connect(url, std::move(ws_options),
-                      [rt, &vu, epoch = vu.epoch, handle, url](const clients::WebSocketSession::ConnectResult& res) {
+                      [rt, &vu, epoch = vu.epoch, handle, shown_url](const clients::WebSocketSession::ConnectResult& res) {
                         if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
                         rt->resume(vu, epoch, [&](lua_State* co) {
                           if (res.ok()) {
                             push_handle(co, handle, kType);
                             return 1;
                           }
-                          return push_connect_failure(co, fmt::format("{}: {}", url, res.error), res);
+                          return push_connect_failure(co, fmt::format("{}: {}", shown_url, res.error), res);
                         });
                       });
   return lua_yield(L, 0);

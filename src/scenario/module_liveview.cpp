@@ -202,6 +202,14 @@ clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* 
   lua_getfield(L, index, "compression");
   o.compression = lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
+  lua_getfield(L, index, "transport");
+  if (!lua_isnil(L, -1)) {
+    const char* name = lua_tostring(L, -1);
+    const auto transport = clients::phoenix_transport_named(name != nullptr ? name : "");
+    if (!transport) luaL_error(L, "liveview.connect: transport must be \"websocket\" or \"longpoll\"");
+    o.transport = *transport;
+  }
+  lua_pop(L, 1);
   return o;
 }
 

@@ -8,6 +8,7 @@
 #include "proto/http2_server_codec.hpp"
 #include "target/channels_hub.hpp"
 #include "target/h2_connection.hpp"
+#include "target/longpoll_request.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
 #include "target/target_metrics.hpp"
@@ -171,6 +172,10 @@ void Connection::dispatch(Nanos received_at) {
     return;
   }
   worker_.server_stats().http_requests.add();
+  if (worker_.shared().longpoll != nullptr && is_longpoll_path(path, worker_.shared().liveview_dialect)) {
+    answer_longpoll(slot, path, query);
+    return;
+  }
   if (wants_websocket(request, path)) {
     answer_websocket(slot, path, query);
     return;

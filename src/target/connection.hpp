@@ -10,6 +10,9 @@
 // A connection whose first bytes are HTTP/2's connection preface speaks HTTP/2 with prior
 // knowledge (h2c): it is handed to an H2Connection (h2_connection.hpp) with those bytes.
 //
+// The Phoenix LongPoll transport's requests are not routes either: they go to the session's
+// worker (longpoll_hub.hpp) and a poll's answer may come seconds later.
+//
 // A protocol upgrade (WebSocket and the Phoenix protocols over it) is decided in dispatch(),
 // before the route table: the connection stops reading HTTP, queues the 101 behind the
 // responses it still owes, and once that is written hands its socket and any bytes already
@@ -52,6 +55,9 @@ class Connection : public HeldResponder, public std::enable_shared_from_this<Con
   void answer_websocket(PendingResponse& slot, std::string_view path, std::string_view query);
   void hand_over_to_websocket();
   void answer_event_stream(PendingResponse& slot, std::string_view query);
+  // /socket/longpoll, /live/longpoll (connection_longpoll.cpp): answered at once, or when the
+  // session's worker answers (a held poll).
+  void answer_longpoll(PendingResponse& slot, std::string_view path, std::string_view query);
   void hand_over_to_event_stream();
   // The first bytes read: the HTTP/2 preface (h2c) or not. Returns whether `bytes` (updated to
   // what HTTP/1.1 should parse) is for this connection; false once handed over or waiting for more.

@@ -11,6 +11,14 @@ std::optional<LiveViewScope> liveview_socket_scope(std::string_view path, LiveVi
   return scope;
 }
 
+std::optional<LiveViewScope> liveview_longpoll_scope(std::string_view path, LiveViewDialect root_dialect) {
+  if (!path.ends_with(kLiveViewLongPollPath)) return std::nullopt;
+  std::string_view rest;
+  const auto scope = scope_of_path(path, root_dialect, rest);
+  if (rest != kLiveViewLongPollPath) return std::nullopt;
+  return scope;
+}
+
 LiveViewConnectInfo connect_liveview(const proto::HttpRequest& request, LiveViewScope scope,
                                      std::optional<std::string_view> csrf_param) {
   LiveViewConnectInfo info;

@@ -13,6 +13,7 @@
 namespace stampede::target {
 
 inline constexpr std::string_view kLiveViewSocketPath = "/live/websocket";
+inline constexpr std::string_view kLiveViewLongPollPath = "/live/longpoll";
 
 struct LiveViewConnectInfo {
   LiveViewScope scope;
@@ -22,6 +23,9 @@ struct LiveViewConnectInfo {
 // The scope of a LiveView socket path ("/live/websocket", "/lv020/live/websocket", ...);
 // nullopt for any other path.
 std::optional<LiveViewScope> liveview_socket_scope(std::string_view path, LiveViewDialect root_dialect);
+
+// The same for the LongPoll transport's paths ("/live/longpoll", "/lv020/live/longpoll", ...).
+std::optional<LiveViewScope> liveview_longpoll_scope(std::string_view path, LiveViewDialect root_dialect);
 
 // `csrf_param` is the decoded _csrf_token of the URL, if any.
 LiveViewConnectInfo connect_liveview(const proto::HttpRequest& request, LiveViewScope scope,

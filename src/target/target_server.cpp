@@ -11,6 +11,7 @@
 
 #include "target/channels_hub.hpp"
 #include "target/liveview_posts_store.hpp"
+#include "target/longpoll_hub.hpp"
 #include "target/self_signed_tls.hpp"
 #include "target/target_metrics.hpp"
 #include "target/target_routes.hpp"
@@ -33,6 +34,7 @@ struct TargetServer::Impl {
   WorkerShared shared;
   // Before the workers: their sockets still leave their channels while the workers go.
   std::unique_ptr<ChannelsHub> channels;
+  LongPollHub longpoll;
   std::vector<std::unique_ptr<Worker>> workers;
   std::unique_ptr<TruthCollector> collector;
   std::unique_ptr<TargetMetrics> metrics;
@@ -51,6 +53,7 @@ void TargetServer::Impl::start() {
   channels = std::make_unique<ChannelsHub>(options.threads, seed);
   shared.routes = &routes;
   shared.channels = channels.get();
+  shared.longpoll = &longpoll;
   shared.delay = options.delay;
   shared.capacity = options.capacity;
   shared.worker_count = options.threads;
@@ -107,6 +110,7 @@ void TargetServer::Impl::start() {
     loops.push_back(&worker->io());
   }
   channels->connect(loops);
+  longpoll.connect(worker_pointers);
   metrics = std::make_unique<TargetMetrics>(worker_pointers);
   shared.metrics = metrics.get();
   collector = std::make_unique<TruthCollector>(std::move(worker_pointers));

@@ -10,6 +10,7 @@
 #include "target/channels_hub.hpp"
 #include "target/connection.hpp"
 #include "target/h2_connection.hpp"
+#include "target/longpoll_sessions.hpp"
 
 namespace stampede::target {
 namespace {
@@ -38,6 +39,7 @@ void report_accept_trouble(const boost::system::error_code& ec) {
 
 Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
     : shared_(shared),
+      index_(index),
       sampler_(shared.delay, seed),
       in_flight_(shared.capacity),
       read_buffer_(kReadBufferBytes, '\0'),
@@ -47,7 +49,8 @@ Worker::Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed)
       accept_backoff_(io_.get_executor()),
       tls_accept_backoff_(io_.get_executor()),
       hold_timer_(io_.get_executor()),
-      lag_timer_(io_.get_executor()) {
+      lag_timer_(io_.get_executor()),
+      longpoll_timer_(io_.get_executor()) {
   held_.reserve(kHeldTimesReserve);
   // Ids 1-3 are the fixed posts; then each worker takes every worker_count-th id.
   route_state_.next_post_id = 4 + index;

@@ -27,6 +27,8 @@ struct PendingResponse;
 class ChannelsHub;
 class ChannelsBus;
 class LiveViewPostsStore;
+class LongPollHub;
+class LongPollSessions;
 class TargetMetrics;
 }  // namespace stampede::target
 
@@ -49,12 +51,14 @@ struct WorkerShared {
   LiveViewDialect liveview_dialect = LiveViewDialect::V1;  // of the pages under "/" and /live/websocket
   LiveViewPostsStore* liveview_posts = nullptr;            // the LiveView demo's posts
   TargetMetrics* metrics = nullptr;                        // GET /metrics
+  LongPollHub* longpoll = nullptr;                         // routes LongPoll requests to their session's worker
   boost::asio::ssl::context* tls = nullptr;  // the TLS listener's (--tls-listen): HTTP/2 only
 };
 
 class Worker {
  public:
   Worker(const WorkerShared& shared, unsigned index, std::uint64_t seed);
+  ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
@@ -103,6 +107,12 @@ class Worker {
   // A connection read requests: ends the holds that are due (see HoldQueue).
   void requests_read();
 
+  unsigned index() const { return index_; }
+  // This worker's LongPoll sessions (made on first use) and their timer: call longpoll_touched()
+  // after each call into them (worker_longpoll.cpp).
+  LongPollSessions& longpoll();
+  void longpoll_touched();
+
  private:
   struct HeldResponse {
     std::shared_ptr<HeldResponder> connection;
@@ -117,8 +127,10 @@ class Worker {
   std::size_t end_due_holds(Nanos now);
   void arm_hold_timer();
   void arm_lag_timer();
+  void on_longpoll_timer();
 
   const WorkerShared& shared_;
+  unsigned index_;
   std::vector<Nanos> held_;
   DelaySampler sampler_;
   RouteState route_state_;
@@ -144,6 +156,11 @@ class Worker {
   Timer lag_timer_;
   Nanos lag_due_ = 0;  // when the lag probe's timer should fire; 0 before start_lag_probe()
   static constexpr Nanos kNotArmed = std::numeric_limits<Nanos>::max();
+  // After io_: the sessions' held polls and their timer go while the loop exists.
+  std::unique_ptr<LongPollSessions> longpoll_;
+  Timer longpoll_timer_;
+  Nanos longpoll_timer_at_ = kNotArmed;
+  bool longpoll_flush_posted_ = false;
 };
 
 }  // namespace stampede::target

@@ -3,9 +3,10 @@
 ---Options of `channels.connect`.
 ---@class stampede.channels.ConnectOptions
 ---@field params? table<string, any> Query parameters: what `UserSocket.connect/3` receives.
----@field headers? table<string, string> Headers of the upgrade, e.g. `origin`, `cookie`.
+---@field transport? "websocket"|"longpoll" Default "websocket" (`<url>/websocket`). "longpoll": Phoenix's LongPoll transport as phoenix.js's `LongPoll` runs it (`<url>/longpoll`: a GET held by the server for messages, a POST per batch of pushes, no heartbeats unless `heartbeat` is given); the same calls and `channel.*` metrics, plus `longpoll.poll` and `longpoll.errors`. A session the server ended (status 410) closes the socket: pending calls fail `closed`.
+---@field headers? table<string, string> Headers of the upgrade (of every request with `transport = "longpoll"`), e.g. `origin`, `cookie`.
 ---@field serializer? "2.0.0"|"1.0.0"|stampede.channels.Serializer The wire format (default "2.0.0", phoenix.js's).
----@field heartbeat? stampede.Duration|false Heartbeat interval (default "30s"); false: none. A reply later than the interval closes the socket, as phoenix.js does.
+---@field heartbeat? stampede.Duration|false Heartbeat interval (default "30s"; with `transport = "longpoll"` none, as phoenix.js); false: none. A reply later than the interval closes the socket, as phoenix.js does.
 ---@field timeout? stampede.Duration Connect, joins and pushes (default 10 s).
 ---@field compression? boolean Offer permessage-deflate.
 ---@field insecure? boolean Do not verify TLS.

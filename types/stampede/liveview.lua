@@ -3,12 +3,13 @@
 ---Options of `live.connect`.
 ---@class stampede.liveview.ConnectOptions
 ---@field socket_path? string The Endpoint's LiveView socket (default "/live": `socket "/live", Phoenix.LiveView.Socket`).
+---@field transport? "websocket"|"longpoll" Default "websocket". "longpoll": the socket at `<socket_path>/longpoll`, as a browser polls it after `longPollFallbackMs` (the page's cookies on every request, no heartbeats); the same calls and `live.*` metrics, plus `longpoll.poll` and `longpoll.errors`.
 ---@field timeout? stampede.Duration Page GET, socket and joins (default 10 s).
 ---@field event_timeout? stampede.Duration Events, patches and uploads (default 30 s).
 ---@field headers? table<string, string> Headers of the page GET.
 ---@field params? table<string, any> The app's `LiveSocket` params, e.g. `{ timezone = "UTC" }`.
 ---@field origin? boolean|string `true`: send the page's origin as a browser does; or a string (default: none).
----@field heartbeat? stampede.Duration|false Default "30s"; false: none.
+---@field heartbeat? stampede.Duration|false Default "30s" (none with `transport = "longpoll"`); false: none.
 ---@field redirects? integer Redirects followed by the page GET (default 10).
 ---@field buffer? integer Pushes kept for `await` (default 100).
 ---@field compression? boolean Offer permessage-deflate.

@@ -159,5 +159,35 @@ TEST_F(ChannelsSocketTest, V1RepliesHaveNoJoinRef) {
   EXPECT_TRUE(v1->joined("room:1"));
 }
 
+// Over LongPoll a POST carries one message per line: a custom serializer's frame with a line
+// break is refused before anything is sent or pending.
+TEST(ChannelsSocketOneLineFrames, AFrameWithALineBreakIsRefusedBeforeItIsSent) {
+  boost::asio::io_context io;
+  SteadyClock clock;
+  metrics::Registry registry;
+  metrics::MetricSink sink(registry);
+  ClientContext ctx(io, sink, clock);
+  ChannelsOptions options;
+  options.heartbeat_interval = 0;
+  options.one_line_frames = true;
+  options.custom_encode = [](const phx::Message& m) {
+    phx::Frame f;
+    f.data = m.event == "pretty" ? "{\n  \"event\": \"pretty\"\n}" : phx::encode(m, phx::Serializer::V2, phx::Direction::ClientToServer).data;
+    return f;
+  };
+  std::vector<std::string> sent;
+  auto socket = std::make_shared<ChannelsSocket>(
+      ctx, options, [&sent](std::string data, bool) { sent.push_back(std::move(data)); }, [](std::uint16_t, std::string) {});
+  socket->on_open();
+  bool called = false;
+  EXPECT_THROW(socket->push("room:a", "pretty", "{}", false, 0, [&called](const ChannelReply&) { called = true; }),
+               std::invalid_argument);
+  EXPECT_TRUE(sent.empty());
+  socket->push("room:a", "plain", "{}", false, 0, [](const ChannelReply&) {});
+  EXPECT_EQ(sent.size(), 1u);
+  io.poll();
+  EXPECT_FALSE(called);
+}
+
 }  // namespace
 }  // namespace stampede::clients

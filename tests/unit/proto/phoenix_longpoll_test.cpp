@@ -50,6 +50,17 @@ TEST(LongPoll, UrlsAsPhoenixJsBuildsThem) {
   EXPECT_EQ(component, "AZaz09-_.!~*'()%20%2F%3F%26%3D%2B%23%25%01");
 }
 
+TEST(LongPoll, EndpointFromTheWebSocketUrlAsNormalizeEndpointMakesIt) {
+  EXPECT_EQ(endpoint_from_websocket_url("ws://h:4000/socket/websocket?user_id=a&vsn=2.0.0"),
+            "http://h:4000/socket/longpoll?user_id=a&vsn=2.0.0");
+  EXPECT_EQ(endpoint_from_websocket_url("wss://h/live/websocket?_csrf_token=x%2Fwebsocket&vsn=2.0.0"),
+            "https://h/live/longpoll?_csrf_token=x%2Fwebsocket&vsn=2.0.0");
+  // The regex is greedy: the last "/websocket" is the one replaced.
+  EXPECT_EQ(endpoint_from_websocket_url("ws://h/websocket/socket/websocket?vsn=2.0.0"),
+            "http://h/websocket/socket/longpoll?vsn=2.0.0");
+  EXPECT_EQ(endpoint_from_websocket_url("http://h/socket/websocket"), "http://h/socket/longpoll");
+}
+
 TEST(LongPoll, PollResponsesOfASession) {
   // 1. the first GET opens a session
   Response r = decoded(R"({"messages":[],"status":410,"token":"SFMyNTY.g2gDbQ"})");

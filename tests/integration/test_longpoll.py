@@ -1,0 +1,346 @@
+"""Phoenix's LongPoll transport (`transport = "longpoll"`) end to end: stampede.channels and
+stampede.liveview against the built-in target's /socket/longpoll and /live/longpoll, with the
+same channel.* / live.* metrics as over a WebSocket plus longpoll.poll; and servers that speak
+LongPoll badly (410 mid-session, garbage, 500, 403, a connection closed early, a stall, a POST
+refused), each costing longpoll.errors with a reason, never a crash or a hang. The official
+phoenix.js LongPoll client checks the target's side in test_target_phoenix_js.py."""
+import json
+import socket
+import threading
+import time
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from harness import Target, run, write_scenario, main
+
+
+ONCE = 'duration = "300ms", graceful_stop = "20s"'
+
+
+def channels_scenario(url, body, options='vus = 2, duration = "1s"', once=False):
+    """`once`: each VU runs the body in its first iteration only (then idles to the end)."""
+    first = "  if vu.iteration > 0 then stampede.sleep(50) return end\n" if once else ""
+    return write_scenario(f"""
+local channels = require "stampede.channels"
+local stampede = require "stampede"
+local URL = "{url}"
+return {{ options = {{ {options} }},
+         run = function(vu)
+{first}{body}
+         end }}
+""")
+
+
+def assert_checks_pass(test, r):
+    test.assertEqual(r.code, 0, r)
+    section = r.out.split("\nchecks\n", 1)
+    test.assertEqual(len(section), 2, r)
+    for line in section[1].splitlines():
+        if not line.startswith("  "):
+            break
+        if "%" in line:
+            test.assertIn("100.00%", line, r)
+
+
+def count(r, name):
+    """The count column of `name`'s summary row; 0 when the row is absent."""
+    for line in r.out.splitlines():
+        parts = line.split()
+        if parts[:1] == [name] and len(parts) >= 2 and parts[1].isdigit():
+            return int(parts[1])
+    row = r.metric(name) if name.endswith(".errors") else None
+    return row["count"] if row else 0
+
+
+def requests_line(r):
+    for line in r.out.splitlines():
+        if line.startswith("requests: "):
+            parts = line.split()
+            return {"sent": int(parts[1]), "completed": int(parts[3]), "failed": int(parts[5])}
+    return None
+
+
+class AgainstTheTarget(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(threads=2)  # a poll and its POSTs may reach different workers
+        cls.url = cls.target.url + "/socket"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_channels_join_push_broadcast_and_leave(self):
+        for serializer in ("2.0.0", "1.0.0"):
+            with self.subTest(serializer=serializer):
+                r = run(["run", channels_scenario(self.url, f"""
+  local socket = channels.connect(URL, {{ transport = "longpoll", serializer = "{serializer}",
+                                          params = {{ user_id = "u" .. vu.id }} }})
+  stampede.check("joined", type(socket:join("room:lobby")) == "table")
+  local reply = socket:push("room:lobby", "ping", {{ n = vu.id }})
+  stampede.check("the reply carries the response", reply.n == vu.id)
+  socket:cast("room:lobby", "shout", {{ from = vu.id }})
+  local heard = socket:await("room:lobby", "shout", {{ match = function(p) return p.from == vu.id end }})
+  stampede.check("the broadcast came back", heard.from == vu.id)
+  socket:push("room:lobby", "new_msg", {{ body = "hi" }})
+  socket:leave("room:lobby")
+"""), "--quiet"])
+                assert_checks_pass(self, r)
+                for m in ("channel.join", "channel.push", "channel.leave", "longpoll.poll", "iterations",
+                          "channel.messages"):
+                    self.assertGreater(count(r, m), 0, m + "\n" + repr(r))
+                for m in ("channel.join.errors", "channel.push.errors", "channel.leave.errors", "longpoll.errors",
+                          "iteration.errors", "vu.crashes"):
+                    self.assertEqual(count(r, m), 0, m + "\n" + repr(r))
+                # No WebSocket, and the polls are not HTTP requests of the scenario.
+                self.assertEqual(count(r, "ws.connect"), 0, r)
+                self.assertEqual(count(r, "http.request"), 0, r)
+                # Requests: each socket's opening GET, and every join, push and leave.
+                counts = requests_line(r)
+                self.assertEqual(counts["failed"], 0, r)
+                iterations = count(r, "iterations")
+                channel_requests = sum(count(r, m) for m in ("channel.join", "channel.push", "channel.leave"))
+                self.assertGreaterEqual(counts["completed"], iterations + channel_requests, r)
+                self.assertLessEqual(counts["sent"], counts["completed"] + 2 * 4, r)  # cut off at the end: a few
+
+    def test_a_held_poll_carries_a_broadcast_and_empty_polls_end_with_204(self):
+        # One VU listens on a topic; the server holds its poll until the other VU's broadcast.
+        r = run(["run", channels_scenario(self.url, """
+  local socket = channels.connect(URL, { transport = "longpoll" })
+  socket:join("room:held")
+  if vu.id == 1 then
+    local m = socket:await("room:held", "shout", { timeout = "5s" })
+    stampede.check("the held poll brought the broadcast", m.late == true)
+  else
+    stampede.sleep(300)
+    socket:push("room:held", "shout", { late = true })
+    stampede.sleep(100)
+  end
+""", options='vus = 2, ' + ONCE, once=True), "--quiet"])
+        assert_checks_pass(self, r)
+        poll = r.metric("longpoll.poll")  # rows with counts: every column is a number
+        # The listener's poll was held about 300 ms before the broadcast answered it (a lower
+        # bound: the broadcast cannot come sooner; no upper bound is judged on the wall clock).
+        self.assertGreater(poll["max"], 200, r)
+
+    def test_liveview_counter_and_form_over_longpoll(self):
+        path = write_scenario(f"""
+local live = require "stampede.liveview"
+local stampede = require "stampede"
+local BASE = "{self.target.url}"
+return {{ options = {{ vus = 2, duration = "1s" }},
+         run = function(vu)
+  local view = live.connect(BASE .. "/counter", {{ transport = "longpoll" }})
+  stampede.check("starts at 0", view:text("#count") == "0")
+  local reply = view:click("inc")
+  stampede.check("the reply map comes back", type(reply) == "table" and reply.count == 1)
+  stampede.check("the diff is merged", view:text("#count") == "1")
+  local form = live.connect(BASE .. "/posts/new", {{ transport = "longpoll" }})
+  form:change("validate", {{ post = {{ title = " " }} }})
+  stampede.check("blank title refused", form:text(".error") == "can't be blank")
+  local ok, err = pcall(form.submit, form, "save", {{ post = {{ title = "Hi from " .. vu.id }} }})
+  stampede.check("save navigates", not ok and err.kind == "live_redirect")
+  form = form:follow(err)
+  stampede.check("the flash is shown", form:text("#flash-info") == "Post created")
+         end }}
+""")
+        r = run(["run", path, "--quiet"])
+        assert_checks_pass(self, r)
+        for m in ("live.page", "live.join", "live.event", "live.navigate", "longpoll.poll"):
+            self.assertGreater(count(r, m), 0, m + "\n" + repr(r))
+        for m in ("live.page.errors", "live.join.errors", "live.event.errors", "live.navigate.errors",
+                  "longpoll.errors", "iteration.errors", "vu.crashes"):
+            self.assertEqual(count(r, m), 0, m + "\n" + repr(r))
+        self.assertEqual(count(r, "ws.connect"), 0, r)
+        # The page GETs are HTTP requests (as a browser's); the polls are not.
+        self.assertEqual(count(r, "http.request"), count(r, "live.page"), r)
+
+    def test_a_bad_transport_name_is_a_clear_error(self):
+        r = run(["run", channels_scenario(self.url, """
+  channels.connect(URL, { transport = "carrier-pigeon" })
+""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+        self.assertEqual(count(r, "iteration.errors"), 1, r)
+        self.assertIn('transport must be "websocket" or "longpoll"', r.out + r.err, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# A LongPoll server that misbehaves, one way per mount path: /<behaviour>/socket/longpoll.
+
+OPENED = {"messages": [], "status": 410, "token": "T1"}
+JOIN_OK = '["1","1","room:a","phx_reply",{"status":"ok","response":{}}]'
+
+
+class Misbehaving(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, obj_or_text, status=200):
+        body = (obj_or_text if isinstance(obj_or_text, str) else json.dumps(obj_or_text)).encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client closed first (its iteration ended): nothing to answer
+
+    def close_without_answer(self):
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        behaviour = url.path.split("/")[1]
+        token = parse_qs(url.query).get("token")
+        if behaviour == "forbidden":
+            return self.answer({"status": 403})
+        if behaviour == "stall_connect":
+            time.sleep(3)
+            return self.close_without_answer()
+        if not token:
+            return self.answer(OPENED)
+        server = self.server
+        with server.lock:
+            server.polls[behaviour] = server.polls.get(behaviour, 0) + 1
+            first = server.polls[behaviour] == 1
+        if behaviour == "gone":
+            time.sleep(0.2)
+            return self.answer({"messages": [], "status": 410, "token": "T2"})
+        if behaviour == "garbage":
+            return self.answer("<html><body>502 Bad Gateway</body></html>", status=502)
+        if behaviour == "error500":
+            return self.answer({"status": 500}, status=500)
+        if behaviour == "close_early":
+            return self.close_without_answer()
+        if behaviour == "unknown_status":
+            return self.answer({"status": 302, "token": "T1", "messages": []})
+        if behaviour == "post_refused" or behaviour == "gone_after_join":
+            # Holds the poll a moment, then answers with the join's reply once.
+            time.sleep(0.2)
+            if behaviour == "gone_after_join" and not first:
+                return self.answer({"messages": [], "status": 410, "token": "T9"})
+            return self.answer({"messages": [JOIN_OK] if first and behaviour == "gone_after_join" else [],
+                                "status": 200 if first and behaviour == "gone_after_join" else 204, "token": "T1"})
+        self.answer({"messages": [], "status": 204, "token": "T1"})
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", "0"))
+        self.rfile.read(length)
+        behaviour = urlsplit(self.path).path.split("/")[1]
+        if behaviour == "post_refused":
+            return self.answer({"status": 401})
+        self.answer({"status": 200})
+
+
+class MisbehavingServer:
+    def __init__(self):
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Misbehaving)
+        self.server.daemon_threads = True
+        self.server.lock = threading.Lock()
+        self.server.polls = {}
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class BadServers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = MisbehavingServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def run_against(self, behaviour, body, timeout=60):
+        # A hang would be the harness's timeout.
+        r = run(["run", channels_scenario(f"{self.server.url}/{behaviour}/socket", body,
+                                          options='vus = 1, ' + ONCE, once=True)], timeout=timeout)
+        self.assertEqual(r.code, 0, r)
+        self.assertEqual(count(r, "vu.crashes"), 0, r)
+        self.assertEqual(count(r, "iteration.errors"), 0, r)
+        return r
+
+    def socket_ends(self, behaviour, reason):
+        """The socket opens, then the server's answer to a poll ends it with `reason`."""
+        r = self.run_against(behaviour, """
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  local ok, err = pcall(socket.join, socket, "room:a")
+  stampede.check("the join failed closed", not ok and err.kind == "closed")
+  stampede.check("the socket is closed", not socket:is_open())
+""")
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("100.00%", r.out, r)
+        self.assertEqual(r.reasons("longpoll.errors"), {reason: 1}, r)
+        self.assertEqual(r.reasons("channel.join.errors"), {"closed": 1}, r)
+        return r
+
+    def test_a_410_mid_session_is_session_gone(self):
+        self.socket_ends("gone", "session_gone")
+
+    def test_a_garbage_answer_is_invalid_response(self):
+        self.socket_ends("garbage", "invalid_response")
+
+    def test_a_500_is_server_error(self):
+        self.socket_ends("error500", "server_error")
+
+    def test_a_connection_closed_without_an_answer(self):
+        r = self.run_against("close_early", """
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  local ok, err = pcall(socket.join, socket, "room:a")
+  stampede.check("the join failed closed", not ok and err.kind == "closed")
+""")
+        reasons = r.reasons("longpoll.errors")
+        self.assertEqual(sum(reasons.values()), 1, r)
+        self.assertIn(next(iter(reasons)), ("closed", "reset", "protocol"), r)
+
+    def test_an_unknown_status_closes_instead_of_hanging(self):
+        self.socket_ends("unknown_status", "unhandled_status")
+
+    def test_a_refused_post_is_publish_failed(self):
+        self.socket_ends("post_refused", "publish_failed")
+
+    def test_a_session_gone_after_a_join(self):
+        r = self.run_against("gone_after_join", """
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  stampede.check("joined", type(socket:join("room:a")) == "table")
+  local ok, err = pcall(socket.await, socket, "room:a", "never", { timeout = "5s" })
+  stampede.check("the await ended", not ok)
+  stampede.check("the socket is closed", not socket:is_open())
+""")
+        self.assertEqual(r.code, 0, r)
+        self.assertNotIn("0.00%", r.out.replace("100.00%", ""), r)
+        self.assertEqual(r.reasons("longpoll.errors"), {"session_gone": 1}, r)
+
+    def test_a_refused_connect_is_forbidden(self):
+        r = self.run_against("forbidden", """
+  local ok, err = pcall(channels.connect, URL, { transport = "longpoll" })
+  stampede.check("connect failed", not ok and err.kind == "connect_error")
+  stampede.check("with the reason", err.reason == "forbidden" and err.status == 403)
+""")
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("100.00%", r.out, r)
+        self.assertEqual(r.reasons("longpoll.errors"), {"forbidden": 1}, r)
+
+    def test_a_stalled_connect_times_out(self):
+        r = self.run_against("stall_connect", """
+  local ok, err = pcall(channels.connect, URL, { transport = "longpoll", timeout = "500ms" })
+  stampede.check("connect timed out", not ok and err.kind == "connect_error" and err.reason == "timeout")
+""")
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("100.00%", r.out, r)
+        self.assertEqual(r.reasons("longpoll.errors"), {"timeout": 1}, r)
+
+
+if __name__ == "__main__":
+    main()
