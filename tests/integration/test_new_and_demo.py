@@ -174,7 +174,7 @@ class DemoTest(unittest.TestCase):
                     with urllib.request.urlopen(m.group(1), timeout=5) as resp:
                         page = (resp.status, resp.read().decode())
                     # Its Server section, in a real Chromium, while the demo runs.
-                    live = run_check(self, "demo_dashboard_check.js", "--url", m.group(1), "--min-seconds", "3",
+                    live = run_check(self, "target_dashboard_check.js", "--url", m.group(1), "--min-seconds", "3",
                                      "--timeout-ms", "30000", "--screenshot", artifact("demo-dashboard.png"))
                     break
             out, rest = p.communicate(timeout=60)

@@ -1,22 +1,23 @@
-// The live dashboard of a running `stampede demo` in a real headless Chromium: with no Phoenix
-// app anywhere, its Server section must appear and fill with the built-in target's own
-// /metrics (the demo scrapes it as --server-metrics would), on the load charts' seconds.
-// Also what scripts/screenshot-dashboard.sh runs to take the README's picture.
+// The live dashboard of a load on the built-in target with the target's own /metrics scraped
+// (`stampede demo` does that by itself; or `stampede run --dashboard --server-metrics
+// TARGET/metrics`), in a real headless Chromium: with no Phoenix app anywhere, the Server
+// section must appear and fill with the target's series, on the load charts' seconds. Also
+// what scripts/screenshot-dashboard.sh runs to take the docs' pictures.
 //
-//   node demo_dashboard_check.js --url http://127.0.0.1:PORT/ --screenshot out.png
-//                                [--min-seconds 4] [--timeout-ms 60000] [--width 1280]
-//                                [--clip-from throughput --clip-to server:server.stampede_target_connections]
+//   node target_dashboard_check.js --url http://127.0.0.1:PORT/ --screenshot out.png
+//                                  [--min-seconds 4] [--timeout-ms 60000] [--width 1280]
+//                                  [--clip-from throughput --clip-to server:server.stampede_target_connections]
 //
 // --min-seconds: how many seconds of server data the charts must hold before the checks and
 // the screenshot (a picture wants more than a test does). The screenshot is of the page from
-// its top to the end of the Server section, or from the top of the chart --clip-from to the
-// bottom of the chart --clip-to (ids as Stampede.charts.describeAll() gives them). One line
-// per check ("ok - ..." / "not ok - ..."); exits 1 on any failure.
+// its top to the end of the Server section, or from the top of the chart --clip-from (else
+// the page's top) to the bottom of the chart --clip-to (ids as Stampede.charts.describeAll()
+// gives them). One line per check ("ok - ..." / "not ok - ..."); exits 1 on any failure.
 "use strict";
 
 const {Checks, runCheck, openPage, charts, parseArgs} = require("./browser");
 
-// What the demo's load does to the target, each a chart of the Server section.
+// What a load of channels and LiveViews does to the target, each a chart of the Server section.
 const FAMILIES = [
   "server:server.stampede_target_connections",
   "server:server.stampede_target_channel_joins_total",
@@ -52,19 +53,19 @@ async function main() {
     const server = list.filter((c) => c.id.startsWith("server"));
     const load = list.filter((c) => !c.id.startsWith("server"));
     const heading = await page.textContent("#server h2");
-    checks.ok(heading === "Server", "demo: the live dashboard has a Server section", heading);
+    checks.ok(heading === "Server", "dashboard: the live dashboard has a Server section", heading);
     for (const id of FAMILIES) {
-      checks.ok(points(list, id) >= minSeconds, `demo: ${id} is charted with at least ${minSeconds} seconds`,
+      checks.ok(points(list, id) >= minSeconds, `dashboard: ${id} is charted with at least ${minSeconds} seconds`,
                 server.map((c) => `${c.id}: ${c.series.map((s) => s.points).join("/")}`));
     }
     const sessions = server.find((c) => c.id === "server:server.stampede_target_websocket_sessions");
     checks.ok(sessions !== undefined && sessions.series.some((s) => s.label.includes("channels")) &&
               sessions.series.some((s) => s.label.includes("liveview")),
-              "demo: the target's WebSocket sessions are charted per kind (channels, liveview)", sessions && sessions.series);
+              "dashboard: the target's WebSocket sessions are charted per kind (channels, liveview)", sessions && sessions.series);
     const throughput = load.find((c) => c.id === "throughput");
-    checks.ok(throughput !== undefined, "demo: the load charts are there", load.map((c) => c.id));
+    checks.ok(throughput !== undefined, "dashboard: the load charts are there", load.map((c) => c.id));
     checks.ok(throughput !== undefined && server.every((c) => c.xEnd === throughput.xEnd),
-              "demo: the server charts share the load charts' time axis",
+              "dashboard: the server charts share the load charts' time axis",
               list.map((c) => `${c.id}: ${c.seconds} seconds to ${c.xEnd}`));
 
     if (args.screenshot) {
@@ -75,17 +76,17 @@ async function main() {
         const end = to ? chart(to) : document.querySelector("#server");
         return [start ? Math.floor(y(start, "top") - 12) : 0, end ? Math.ceil(y(end, "bottom") + 12) : null];
       }, [args["clip-from"], args["clip-to"]]);
-      checks.ok(bottom !== null && bottom > top, "demo: the screenshot's charts are on the page",
+      checks.ok(bottom !== null && bottom > top, "dashboard: the screenshot's charts are on the page",
                 [args["clip-from"], args["clip-to"]]);
       const width = page.viewportSize().width;
       await page.screenshot({path: args.screenshot, fullPage: true, clip: {x: 0, y: top, width, height: bottom - top}});
       console.log(`screenshot: ${args.screenshot}`);
     }
-    checks.ok(problems.length === 0, "demo: no console error, page error, dialog or outside request", problems);
+    checks.ok(problems.length === 0, "dashboard: no console error, page error, dialog or outside request", problems);
   } finally {
     await close();
   }
   checks.finish();
 }
 
-runCheck("demo dashboard", main, 120000);
+runCheck("target dashboard", main, 120000);
