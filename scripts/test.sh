@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing, builds two trees, then runs
-#   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang),
+#   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang):
+#      every suite but those labelled `release`,
 #   2. every libFuzzer target for a bounded time (built in the same tree),
-#   3. integration tests on the release build (build/, gcc), whose ctest summary is the last
-#      thing printed; with them the package test and the container image test (root only:
-#      mmdebstrap and podman, ~2 minutes; `ctest -LE container` leaves it out). The unit
-#      tests run once, in stage 1: a build/ this script configures leaves them out unless
-#      SKIP_ASAN=1 (docs/design/023-ci-build-time.md).
+#   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
+#      judge (ctest label `release`: the timing and memory suites), the package test and the
+#      container image test (root only: mmdebstrap and podman, ~2 minutes; `ctest -LE
+#      container` leaves it out); its ctest summary is the last thing printed. Each suite runs
+#      once (docs/design/023-ci-build-time.md).
 # FUZZ_SECONDS (default 15) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
-# skip those stages.
+# skip those stages, and with SKIP_ASAN=1 the release stage runs every suite, unit tests too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -37,9 +38,9 @@ fi
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "sanitizer and fuzzer build (clang, ASan + UBSan)"
   cmake --build build-sanitize -j"$JOBS"
-  step "tests under ASan + UBSan (timing-sensitive suites excluded)"
+  step "tests under ASan + UBSan (all but the release-only suites)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j"$JOBS" -LE timing
+    ctest --test-dir build-sanitize --output-on-failure -j"$JOBS" -LE release
 fi
 
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
@@ -48,5 +49,10 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
 fi
 
-step "integration and package tests (release build)"
-ctest --test-dir build --output-on-failure -j"$JOBS"
+if [ "${SKIP_ASAN:-0}" = 1 ]; then
+  step "every test (release build)"
+  ctest --test-dir build --output-on-failure -j"$JOBS"
+else
+  step "timing, memory, package and container tests (release build)"
+  ctest --test-dir build --output-on-failure -j"$JOBS" -L 'release|package|container'
+fi

@@ -21,31 +21,78 @@ SCENARIOS = os.path.join(HERE, "scenarios")
 
 
 def free_port():
+    """A port nothing listened on a moment ago. Racy (another process may take it before the
+    caller binds it): only for a product that must be told its port before it starts (several
+    processes sharing one with SO_REUSEPORT, a second listener). A server that can listen on
+    port 0 and say where is started with `listening_process`; a port that must refuse
+    connections comes from `RefusingPort`."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+class RefusingPort:
+    """A loopback port bound and never listened on, held until close(): connections to it are
+    refused (RST), and no other process can take it meanwhile."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def listening_process(args, pattern, log_prefix, stdout=subprocess.DEVNULL, timeout=10, **kwargs):
+    """Starts ARGS, a server told to listen on port 0, with its stderr in a file, and waits for
+    the line where it says which port the kernel gave it (PATTERN's first group). Returns
+    (process, port, stderr file's path). No port is chosen before the server binds it."""
+    fd, err_path = tempfile.mkstemp(prefix=log_prefix, suffix=".err")
+    with os.fdopen(fd, "w") as err:
+        proc = subprocess.Popen(args, stdout=stdout, stderr=err, **kwargs)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(err_path) as f:
+            found = re.search(pattern, f.read())
+        if found:
+            return proc, int(found.group(1)), err_path
+        if proc.poll() is not None:
+            with open(err_path) as f:
+                raise RuntimeError(f"{args[1]} exited: " + f.read())
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f"{args[1]} did not say where it listens within {timeout}s")
+
+
 class Target:
-    """`stampede target` in a process of its own, on a free port."""
+    """`stampede target` in a process of its own, on the port the kernel gives it."""
 
     def __init__(self, delay="fixed:0", threads=1, seed=1, extra=()):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [BIN, "target", "--listen", f"127.0.0.1:{self.port}", "--delay", delay,
+        self.proc, self.port, self.err_path = listening_process(
+            [BIN, "target", "--listen", "127.0.0.1:0", "--delay", delay,
              "--threads", str(threads), "--seed", str(seed), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError("target exited: " + self.proc.stderr.read().decode())
-                time.sleep(0.05)
-        raise RuntimeError("target did not start")
+            r"stampede target listening on http://127\.0\.0\.1:(\d+)", "stampede-target-")
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def said(self, pattern, timeout=5):
+        """The first group of PATTERN in what the target printed on stderr, once it is there."""
+        deadline = time.time() + timeout
+        while True:
+            with open(self.err_path) as f:
+                found = re.search(pattern, f.read())
+            if found:
+                return found.group(1)
+            if time.time() > deadline:
+                raise AssertionError(f"the target never said {pattern!r}")
+            time.sleep(0.02)
 
     def truth(self):
         with urllib.request.urlopen(self.url + "/__truth", timeout=5) as r:
@@ -62,7 +109,8 @@ class Target:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.proc.stderr.close()
+        if os.path.exists(self.err_path):
+            os.unlink(self.err_path)
 
     def __enter__(self):
         return self
@@ -204,11 +252,15 @@ def run_judged(args, attempts=3, **kwargs):
     generator was the bottleneck. That verdict is the product saying a stalled host made the
     run unjudgeable (a shared CI machine stops a process for 50 ms now and then); tests whose
     subject is the search or the thresholds, not the host, want a run that could be judged.
-    Three stalled runs in a row still fail the test."""
-    for _ in range(attempts):
+    Every such run is printed on stderr with the product's verdict, so no retry is silent;
+    three stalled runs in a row still fail the test."""
+    for attempt in range(1, attempts + 1):
         r = run(args, **kwargs)
         if GENERATOR_BOUND not in r.out:
             return r
+        verdict = next((line.strip() for line in r.out.splitlines() if GENERATOR_BOUND in line), "")
+        print(f"run_judged: attempt {attempt} of {attempts} could not be judged ({verdict}); "
+              f"stampede {' '.join(args)}", file=sys.stderr)
     return r
 
 

@@ -12,7 +12,7 @@ import threading
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from harness import Target, free_port, run, temp_dir, write_scenario, main
+from harness import Target, run, temp_dir, write_scenario, main
 
 JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "js")
 
@@ -162,8 +162,8 @@ return {{ options = {{ {options}, graceful_stop = "60s" }},
 class AgainstTheBuiltInTarget(Http2Scenarios):
     @classmethod
     def setUpClass(cls):
-        cls.tls_port = free_port()
-        cls.target = Target(extra=("--tls-listen", f"127.0.0.1:{cls.tls_port}"))
+        cls.target = Target(extra=("--tls-listen", "127.0.0.1:0"))
+        cls.tls_port = int(cls.target.said(r"HTTP/2 over TLS on https://127\.0\.0\.1:(\d+)"))
         cls.tls_url = f"https://127.0.0.1:{cls.tls_port}"
 
     @classmethod

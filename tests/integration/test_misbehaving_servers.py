@@ -10,7 +10,7 @@ import subprocess
 import threading
 import unittest
 
-from harness import BIN, Result, free_port, run, temp_dir, write_scenario, main
+from harness import BIN, RefusingPort, Result, run, temp_dir, write_scenario, main
 
 
 class BadServer:
@@ -81,25 +81,25 @@ class MisbehavingServers(unittest.TestCase):
         return r
 
     def test_connection_refused(self):
-        port = free_port()  # nothing listens there
-        r = run(["run", scenario_for(f"http://127.0.0.1:{port}/")])
+        with RefusingPort() as refusing:
+            r = run(["run", scenario_for(f"http://127.0.0.1:{refusing.port}/")])
         self.assertEqual(r.code, 0, r)
         self.assertRegex(r.out, r"\n\s+refused\s+\d+", r)
 
     def test_refused_requests_show_on_the_progress_line(self):
         # The line's "errors" are failed iterations only: against a closed port it read
         # "errors 0" every second and the refusals showed only in the summary.
-        port = free_port()  # nothing listens there
-        path = write_scenario(f"""
+        with RefusingPort() as refusing:
+            path = write_scenario(f"""
 local http = require "stampede.http"
 local stampede = require "stampede"
 return {{ options = {{ vus = 1, duration = "2s" }},
          run = function()
-           http.get("http://127.0.0.1:{port}/")
+           http.get("http://127.0.0.1:{refusing.port}/")
            stampede.sleep(20)
          end }}
 """)
-        r = run(["run", path])  # stderr is a pipe: one progress line per second
+            r = run(["run", path])  # stderr is a pipe: one progress line per second
         self.assertEqual(r.code, 0, r)
         counts = [int(n) for n in re.findall(r"\breq errors (\d+)", r.err)]
         self.assertTrue(counts, r)

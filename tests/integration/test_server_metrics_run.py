@@ -10,7 +10,7 @@ import threading
 import time
 import unittest
 
-from harness import Target, free_port, main, run, temp_dir, write_scenario
+from harness import RefusingPort, Target, main, run, temp_dir, write_scenario
 from test_results import validate
 
 DURATION = 3  # seconds of load per run: long enough for three whole scraped seconds
@@ -196,7 +196,8 @@ class EndpointsThatMisbehave(unittest.TestCase):
         return r
 
     def test_a_refused_endpoint(self):
-        r = self.run_against(f"http://127.0.0.1:{free_port()}/metrics")
+        with RefusingPort() as refusing:
+            r = self.run_against(f"http://127.0.0.1:{refusing.port}/metrics")
         self.assertEqual(r.code, 0, r)
         reasons = r.reasons("server.scrape.errors")
         self.assertGreaterEqual(reasons.get("refused", 0), DURATION, r)
@@ -244,7 +245,7 @@ class TheScenarioOption(unittest.TestCase):
     def test_the_flag_replaces_the_scenarios_url(self):
         with Target() as target:
             path = scenario(target.url, thresholds='{"server.scrape.errors", count = 0}', options=f"""
-              server_metrics = {{ url = "http://127.0.0.1:{free_port()}/metrics" }},""")
+              server_metrics = {{ url = "http://127.0.0.1:1/metrics" }},""")
             r = run(["run", path, "--server-metrics", target.url + "/metrics"])
         self.assertEqual(r.code, 0, r)
         self.assertTrue(has_row(r, "server.stampede_target_connections"), r)
