@@ -132,7 +132,6 @@ class Dashboard(unittest.TestCase):
 
     def test_linger_ends_the_process_by_itself(self):
         path = write_scenario(scenario(self.target.url, duration="1s"), directory=self.dir)
-        started = time.time()
         stampede = Stampede(["run", path, "--quiet", "--dashboard-listen", "127.0.0.1:0", "--dashboard-linger", "2s"])
         try:
             url = stampede.url()
@@ -141,8 +140,7 @@ class Dashboard(unittest.TestCase):
             self.assertEqual(status, 200)
             self.assertEqual(json.loads(body)["results"][0]["scenario"], LITERAL)
             code, _, stderr = stampede.finish(timeout=20)
-            self.assertEqual(code, 0, stderr)
-            self.assertLess(time.time() - started, 15)
+            self.assertEqual(code, 0, stderr)  # it ended by itself: finish() fails a run still going after 20 s
         finally:
             stampede.kill()
 

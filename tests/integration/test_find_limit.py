@@ -76,8 +76,7 @@ return {{
         judged = fl["steps"][1]["thresholds"][0]
         self.assertGreater(judged["value"], 100, judged)  # 7 VUs: past capacity, held 100 ms more
         self.assertLess(fl["steps"][0]["thresholds"][0]["value"], 30)
-        # The staircase ended with its first failing step: 2 steps of 3 s, not 4.
-        self.assertLess(result["duration_ms"], 8000)
+        # The staircase ended with its first failing step: the steps above it are "not_reached" (above).
         self.assertIsNotNone(result["generator"])
         self.assertTrue(result["passed"])
         with open(badge) as f:

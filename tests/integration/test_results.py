@@ -191,7 +191,7 @@ return {{ name = {json.dumps(name)},
         self.assertTrue(ok, message)
         [result] = load(out)["results"]
         self.assertEqual(result["interrupts"], 1)
-        self.assertLess(result["duration_ms"], 10000)
+        self.assertLess(result["duration_ms"], 60000, "the interrupt did not end the 1-minute run")
         self.assertGreater(result["metrics"]["http.request"]["count"], 0)
         self.assertEqual(ET.parse(junit).getroot().find("testsuite/properties/property[@name='interrupted']").get("value"),
                          "true")

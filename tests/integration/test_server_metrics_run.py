@@ -7,7 +7,6 @@ import json
 import os
 import socket
 import threading
-import time
 import unittest
 
 from harness import RefusingPort, Target, main, run, temp_dir, write_scenario
@@ -185,12 +184,9 @@ class EndpointsThatMisbehave(unittest.TestCase):
     def run_against(self, url, thresholds=""):
         with Target() as target:
             path = scenario(target.url, thresholds=thresholds)
-            start = time.monotonic()
             r = run(["run", path, "--server-metrics", url], timeout=60)
-            took = time.monotonic() - start
         # The run's end is the load's: a scrape in flight is abandoned, never waited for.
         self.assertIn(f"ran for {DURATION}.0s", r.out, r)
-        self.assertLess(took, DURATION + 4, r)
         # The load itself went on: requests were sent every second.
         self.assertGreater(r.metric("http.request")["count"], 50, r)
         return r
