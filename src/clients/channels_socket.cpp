@@ -61,7 +61,10 @@ void ChannelsSocket::on_open() {
 
 void ChannelsSocket::arm_heartbeat() {
   if (options_.heartbeat_interval <= 0 || closed_) return;
-  ctx_.timers().schedule_after(heartbeat_timer_, options_.heartbeat_interval, &ChannelsSocket::heartbeat_due, this);
+  // On the worker's coarse grid: a heartbeat up to 1% late is one Phoenix never notices, and
+  // thousands of held sockets then share a few wake-ups a second (docs/design/048).
+  ctx_.timers().schedule_coarse_after(heartbeat_timer_, options_.heartbeat_interval, &ChannelsSocket::heartbeat_due,
+                                      this);
 }
 
 // The timer is a member: it cannot fire after the socket is gone.

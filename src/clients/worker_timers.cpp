@@ -1,5 +1,6 @@
 #include "clients/worker_timers.hpp"
 
+#include <algorithm>
 #include <memory>
 
 namespace stampede::clients {
@@ -91,6 +92,12 @@ std::size_t TimerHeap::fire_due(Nanos now) {
 }
 
 WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock) : clock_(clock), timer_(io) {}
+
+Nanos coarse_deadline(Nanos now, Nanos delay) {
+  const Nanos grid = std::clamp<Nanos>(delay / 100, kMicro, 100 * kMilli);
+  const Nanos at = now + delay;
+  return (at + grid - 1) / grid * grid;
+}
 
 void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
   heap_.schedule(t, at, fn, arg);

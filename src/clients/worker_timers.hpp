@@ -77,6 +77,12 @@ class TimerHeap {
   std::vector<WorkerTimer*> heap_;
 };
 
+// `delay` after `now`, rounded up to a grid of delay/100 (1 µs to 100 ms) counted from the
+// clock's zero, which every timer on the worker shares: deadlines that may be up to 1% late
+// (a Phoenix heartbeat every 30 s) then fall on a few grid points, and the timers due at one
+// point fire in one wake-up of the worker instead of one each (docs/design/048).
+Nanos coarse_deadline(Nanos now, Nanos delay);
+
 // The heap on the worker's loop: an Asio timer armed for the earliest deadline.
 class WorkerTimers {
  public:
@@ -85,6 +91,10 @@ class WorkerTimers {
   void schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg);
   void schedule_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
     schedule(t, clock_.now() + delay, fn, arg);
+  }
+  // For timers that may be a little late (coarse_deadline above).
+  void schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
+    schedule(t, coarse_deadline(clock_.now(), delay), fn, arg);
   }
   std::size_t armed() const { return heap_.size(); }
 

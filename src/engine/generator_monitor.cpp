@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -64,6 +65,11 @@ double GeneratorMonitor::fd_limit() {
 }
 
 long GeneratorMonitor::open_fds() {
+  // Since Linux 6.2 stat() of /proc/self/fd gives the count as its size, from the descriptor
+  // table's bitmap. Listing the directory instead builds a dentry per descriptor: at 10,000
+  // held connections that was a fifth of an idle generator's CPU, once a second (issue 37).
+  struct stat st {};
+  if (stat("/proc/self/fd", &st) == 0 && st.st_size > 0) return static_cast<long>(st.st_size);
   DIR* dir = opendir("/proc/self/fd");
   if (dir == nullptr) return -1;
   long n = 0;

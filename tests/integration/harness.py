@@ -109,8 +109,11 @@ class Target:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if os.path.exists(self.err_path):
-            os.unlink(self.err_path)
+        if self.proc.stderr:  # a subclass's (bench/benchlib.py's NetnsTarget) pipe
+            self.proc.stderr.close()
+        err_path = getattr(self, "err_path", None)
+        if err_path and os.path.exists(err_path):
+            os.unlink(err_path)
 
     def __enter__(self):
         return self

@@ -194,5 +194,26 @@ TEST(WorkerTimers, FireOnTheLoopAtTheirDeadlinesInOrder) {
   EXPECT_EQ(timers.armed(), 0u);
 }
 
+// Coarse deadlines: never early, at most 1% (and 100 ms) late, and on one grid, so timers
+// armed at different moments for the same interval share a deadline.
+TEST(CoarseDeadline, NeverEarlyAtMostOnePercentLateAndShared) {
+  constexpr Nanos kThirty = 30 * kSecond;
+  for (const Nanos now : {Nanos{0}, Nanos{123'456'789}, 5 * kSecond + 1, Nanos{987'654'321'012}}) {
+    const Nanos at = coarse_deadline(now, kThirty);
+    EXPECT_GE(at, now + kThirty);
+    EXPECT_LT(at, now + kThirty + 100 * kMilli);
+    EXPECT_EQ(at % (100 * kMilli), 0);
+  }
+  // Two sockets whose heartbeats are 40 ms apart fire at the same moment.
+  EXPECT_EQ(coarse_deadline(10 * kSecond + 10 * kMilli, kThirty), coarse_deadline(10 * kSecond + 50 * kMilli, kThirty));
+  // Short intervals get a fine grid: 150 ms is at most 1.5 ms late; 50 µs at most 1 µs.
+  const Nanos short_at = coarse_deadline(7 * kMilli + 3, 150 * kMilli);
+  EXPECT_GE(short_at, 157 * kMilli + 3);
+  EXPECT_LT(short_at, 157 * kMilli + 3 + 1'500 * kMicro);
+  EXPECT_LE(coarse_deadline(11, 50 * kMicro) - (11 + 50 * kMicro), kMicro);
+  // A long interval's lateness is capped at the 100 ms grid.
+  EXPECT_LT(coarse_deadline(1, 3600 * kSecond) - (1 + 3600 * kSecond), 100 * kMilli);
+}
+
 }  // namespace
 }  // namespace stampede::clients
