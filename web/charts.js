@@ -264,6 +264,14 @@ window.Stampede = window.Stampede || {};
     return String(+value.toFixed(3));
   }
 
+  // Sizes as short sizes ("20 MB", "2.5 GB"): "20,000,000" ran into the axis' label.
+  function tickBytes(value) {
+    const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+    let v = value, i = 0;
+    while (Math.abs(v) >= 1000 && i + 1 < units.length) { v /= 1000; i++; }
+    return `${+v.toFixed(1)} ${units[i]}`;
+  }
+
   function seriesValue(unit) {
     return (u, v) => {
       // Empty when the cursor is off the chart: the legend then reads as a key.
@@ -352,7 +360,7 @@ window.Stampede = window.Stampede || {};
           label: AXIS_LABEL[spec.unit], labelSize: 22, labelFont: '12px system-ui, sans-serif',
           font: '11px system-ui, sans-serif', stroke: '#4b5563', size: 56,
           grid: { stroke: '#eceef2', width: 1 }, ticks: { stroke: '#d8dbe1', width: 1 },
-          values: (u, splits) => splits.map(tickText),
+          values: (u, splits) => splits.map(spec.unit === 'bytes' ? tickBytes : tickText),
         },
       ],
       series: [

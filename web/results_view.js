@@ -139,15 +139,30 @@ window.Stampede = window.Stampede || {};
       if (t.unit === 'per_second') return f.rate(t.value);
       return f.count(t.value);
     };
-    const rows = fl.steps.filter((s) => s.status !== 'not_reached').map((s) =>
+    // With --server-metrics: the server's signals that matter (run queue, memory, ...), one
+    // column each, values per step; the one that broke first is marked.
+    const server = fl.server ? fl.server.columns : [];
+    const firstKey = fl.server ? fl.server.first : null;
+    const signal = (c, v) => {
+      if (v === null || v === undefined) return '–';
+      if (c.unit === 'ms') return f.ms(v);
+      if (c.unit === 'ratio') return f.percent(v);
+      if (c.unit === 'bytes') return f.bytes(v);
+      if (c.unit === 'count') return f.count(v);
+      return f.number(v);
+    };
+    const serverClass = (c) => 'num server-signal' + (c.key === firstKey ? ' broke-first' : '');
+    const rows = fl.steps.map((s, i) => [s, i]).filter(([s]) => s.status !== 'not_reached').map(([s, i]) =>
       el('tr', { data: { level: String(s.level), status: s.status } },
         el('td', { class: 'num' }, f.count(s.level) + (s.refine ? ' (refine)' : '')),
         s.thresholds.map((t) => el('td', { class: 'num' }, value(t))),
+        server.map((c) => el('td', { class: serverClass(c), data: { signal: c.key } }, signal(c, c.values[i]))),
         el('td', {}, el('span', { class: 'badge ' + (s.status === 'pass' ? 'pass' : s.status === 'fail' ? 'fail' : 'done') }, s.status))));
     return section('Limit',
       el('p', { class: 'limit-verdict' + (fl.inconclusive ? ' notice' : '') }, fl.verdict),
       el('table', { class: 'data find-limit' },
         el('thead', {}, el('tr', {}, el('th', { class: 'num' }, unit), columns.map((c) => el('th', { class: 'num' }, c)),
+          server.map((c) => el('th', { class: serverClass(c), title: c.metric, data: { signal: c.key } }, `server ${c.title}`)),
           el('th', {}, 'status'))),
         el('tbody', {}, rows)));
   }

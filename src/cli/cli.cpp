@@ -167,8 +167,8 @@ int main(int argc, char** argv) {
   std::string demo_duration = "20s", demo_linger;
   DemoArgs demo;
   auto* demo_cmd = app.add_subcommand(
-      "demo", "Start the built-in target and load test it over channels and LiveView, with the live dashboard: "
-              "Stampede working, no app needed");
+      "demo", "Start the built-in target and load test it over channels and LiveView, with the live dashboard "
+              "and the target's own /metrics scraped into its Server section: Stampede working, no app needed");
   demo_cmd->add_option("--duration", demo_duration, "How long the demo load lasts")->capture_default_str()->check(DurationValidator());
   demo_cmd->add_option("--dashboard-listen", demo.dashboard_listen,
                        "Where the dashboard listens (when 127.0.0.1:4040 is taken, any free port)")

@@ -67,9 +67,14 @@ int demo_command(const DemoArgs& demo) {
                base.c_str());
   std::fprintf(stderr, "scenario: %s (a chat room over channels and a LiveView counter, %.0fs)\n", path.c_str(),
                secs);
+  std::fprintf(stderr, "server metrics: %s/metrics (the target's own, as --server-metrics would scrape a Phoenix app's)\n",
+               base.c_str());
 
   RunArgs args;
   args.files = {path.string()};
+  // The target's own /metrics, scraped as --server-metrics would: the dashboard's and the
+  // summary's Server section, with no Phoenix app to point at.
+  args.server_metrics.urls = {base + "/metrics"};
   args.dashboard.enabled = true;
   args.dashboard.listen = dashboard_address(demo.dashboard_listen);
   // In a terminal the dashboard stays up for a look at the results (until Ctrl-C); in a

@@ -45,7 +45,7 @@ struct FindLimitStep {
 
 // With --server-metrics: a server signal that matters, per step (report/server_signals.hpp).
 struct ServerSignalColumn {
-  std::string key;          // "run_queue", "scheduler_utilization", "memory", "ecto_queue", "handler"
+  std::string key;          // "run_queue", "scheduler_utilization", "ecto_queue", "memory", "handler", "in_flight"
   std::string title;        // a column heading: "run queue max", "Ecto queue p95"
   std::string metric;       // the series read ("server.erlang_vm_run_queues_length"); for
                             // handler, the slowest one at the failing step (or the last)

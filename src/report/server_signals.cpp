@@ -42,6 +42,16 @@ bool is_handler(std::string_view family) {
   return (live || channel) && !contains(family, "exception");
 }
 bool is_schedulers_online(std::string_view family) { return contains(family, "schedulers_online"); }
+// Requests the server has received and not answered yet: the built-in target's
+// stampede_target_http_requests_in_flight, OpenTelemetry's http.server.active_requests,
+// the common http_requests_in_flight / _inprogress gauges. Not Go's
+// promhttp_metric_handler_requests_in_flight: that counts scrapes of /metrics only.
+bool is_in_flight(std::string_view family) {
+  const bool in_flight = contains(family, "in_flight") || contains(family, "inflight") ||
+                         contains(family, "inprogress") || contains(family, "active_requests");
+  return in_flight && contains(family, "request") && !contains(family, "metric_handler");
+}
+int in_flight_rank(std::string_view name) { return has_labels(name) ? 1 : 0; }  // the total before one route's
 
 // Lower ranks are preferred as the one series a gauge signal is read from.
 int run_queue_rank(std::string_view name) {
@@ -122,6 +132,8 @@ constexpr SignalSpec kSignals[] = {
     {"ecto_queue", "Ecto queue p95", "the Ecto queue time p95", "p95"},
     {"memory", "memory max", "memory", "max"},
     {"handler", "slowest handler p95", "the slowest handler's p95", "p95"},
+    // Last: requests piling up is what any of the causes above looks like from outside.
+    {"in_flight", "requests in flight max", "the requests in flight", "max"},
 };
 
 constexpr double kSaturatedUtilization = 0.9;
@@ -131,7 +143,7 @@ bool jumped(std::string_view key, double before, double after) {
   if (key == "memory") return after >= 2 * before && after - before >= 100e6;
   // A utilization that rises with the load is the load: only its line (90%) means trouble.
   if (key == "scheduler_utilization") return false;
-  const double floor = key == "run_queue" ? 10 : key == "handler" ? 10 : 5;
+  const double floor = key == "run_queue" || key == "handler" || key == "in_flight" ? 10 : 5;
   return after >= 3 * before && after - before >= floor;
 }
 
@@ -145,7 +157,7 @@ bool over_the_line(std::string_view key, double value, std::optional<double> sch
 }
 
 std::string unit_of(std::string_view key, bool timing) {
-  if (key == "run_queue") return "count";
+  if (key == "run_queue" || key == "in_flight") return "count";
   if (key == "scheduler_utilization") return "ratio";
   if (key == "memory") return "bytes";
   return timing ? "ms" : "number";
@@ -198,6 +210,7 @@ ServerBreakdown what_broke_first(const std::vector<ServerStepFigures>& steps, st
       if (spec.key == "memory") r = gauge_signal(step.server, is_memory, memory_rank);
       if (spec.key == "ecto_queue") r = histogram_signal(step.server, is_ecto_queue, /*worst=*/false);
       if (spec.key == "handler") r = histogram_signal(step.server, is_handler, /*worst=*/true);
+      if (spec.key == "in_flight") r = gauge_signal(step.server, is_in_flight, in_flight_rank);
       if (r.value && spec.key == "scheduler_utilization" && *r.value > 1.5) *r.value /= 100;  // a percentage
       column.values.push_back(r.value);
       if (!r.metric.empty()) {
@@ -297,6 +310,8 @@ ServerBreakdown what_broke_first(const std::vector<ServerStepFigures>& steps, st
     why = "requests waited for a database connection: the Ecto pool was too small, or the database too slow";
   } else if (col.key == "memory") {
     why = "the app held more memory per user than it could afford";
+  } else if (col.key == "in_flight") {
+    why = "the server answered slower than requests arrived, and they piled up";
   } else {
     why = "the app's own handler code could not keep up";
   }

@@ -13,16 +13,18 @@
 //   memory                 the BEAM's (else the process's) memory, its highest level
 //   ecto_queue             Ecto's queue time (waiting for a pool connection), p95
 //   handler                the slowest LiveView or channel handler, p95
+//   in_flight              HTTP requests received and not yet answered, its highest level
+//                          (the built-in target's, OpenTelemetry's active_requests)
 //
 // A signal "broke" at a step when a threshold on it failed there, when it crossed a line
 // that means trouble whatever the app (utilization >= 90%; a run queue longer than the
 // schedulers online; an Ecto queue p95 over DBConnection's 50 ms queue_target), or when it
 // moved sharply from the step before (3x, and by more than a floor of its own: 10 processes,
-// 10 ms of a handler, 5 ms of queue time; memory 2x and 100 MB; not the utilization, which
-// rises with the load as it should). The one that broke first
-// is the one that broke at the lowest level and stayed broken up to the failing step; at
-// the same level, in the order above (the cause before its symptoms: saturated schedulers
-// slow the pool and every handler).
+// 10 ms of a handler, 10 requests in flight, 5 ms of queue time; memory 2x and 100 MB; not
+// the utilization, which rises with the load as it should). The one that broke first is the
+// one that broke at the lowest level and stayed broken up to the failing step; at the same
+// level, in the order above (the cause before its symptoms: saturated schedulers slow the
+// pool and every handler, and any of them makes requests pile up).
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -4,9 +4,12 @@ With a 10 ms delay, N VUs keep at most N requests in flight, so 5 VUs hold and 6
 rate, R/s keeps about R/100 in flight, so 100/s holds and 800/s does not (levels well apart
 from the capacity: near it, a stall of the target makes a burst, one late response makes
 the next ones late too, and the step fails for the wrong reason). The search must report exactly that, in
-the summary, the results file (valid against the schema), the badge and the HTML report."""
+the summary, the results file (valid against the schema), the badge and the HTML report; with
+--server-metrics on the target's own /metrics, the verdict names the server signal that moved
+(the requests piling up in the target) and the step table carries the server's columns."""
 import json
 import os
+import re
 import subprocess
 import unittest
 import xml.etree.ElementTree as ET
@@ -96,6 +99,43 @@ return {{
             fl = json.load(f)["results"][0]["find_limit"]
         self.assertEqual((fl["by"], fl["limit"], fl["failed_at"]), ("rate", 100, 800))
         self.assertEqual([s["status"] for s in fl["steps"]], ["pass", "fail", "not_reached"])
+
+    def test_the_verdict_names_the_server_signal_that_moved(self):
+        # With the target's own /metrics scraped: at 100/s it holds ~1 request at a time; at
+        # 800/s, past its capacity, each is held 110 ms and ~88 pile up. The verdict must name
+        # that (the requests in flight), the step table (text, JSON, HTML) carry it per step.
+        out, html = self.path("r.json"), self.path("r.html")
+        scenario = self.scenario('find_limit = { by = "rate", start = 100, step = 700, up_to = 1500, ramp = "1s", hold = "2s" }')
+        r = run_judged(["run", scenario, "--find-limit", "--out", out, "--html", html,
+                        "--server-metrics", self.target.url + "/metrics"])
+        self.assertEqual(r.code, 0, r)
+        m = re.search(r"Held 100 iterations/s; 800 iterations/s broke http\.request p95 <= 50\.00ms \([^)]+\) while "
+                      r"the requests in flight went from (\d+) to (\d+): the server answered slower than requests "
+                      r"arrived, and they piled up", r.out)
+        self.assertIsNotNone(m, r)
+        before, after = int(m.group(1)), int(m.group(2))
+        self.assertLessEqual(before, 5, r)
+        self.assertGreaterEqual(after, 30, r)
+        header = next(line for line in r.out.splitlines() if line.startswith("rate/s "))
+        self.assertIn("server memory max", header, r)
+        self.assertIn("server requests in flight max", header, r)
+        ok, why = validate(out)
+        self.assertTrue(ok, why)
+        with open(out) as f:
+            fl = json.load(f)["results"][0]["find_limit"]
+        self.assertEqual([s["status"] for s in fl["steps"]], ["pass", "fail", "not_reached"])
+        server = fl["server"]
+        self.assertEqual([c["key"] for c in server["columns"]], ["memory", "in_flight"], server)
+        in_flight = server["columns"][1]
+        self.assertEqual(in_flight["metric"], "server.stampede_target_http_requests_in_flight")
+        self.assertEqual(in_flight["values"], [before, after, None])
+        self.assertEqual(server["first"], "in_flight")
+        self.assertIn(server["verdict"], fl["verdict"])
+
+        require_browser()
+        run_check(self, "find_limit_report_check.js", "--html", html, "--screenshot", artifact("find-limit-server.png"),
+                  "--verdict", "while the requests in flight went from", "--steps", "2",
+                  "--server-columns", "memory,in_flight", "--server-first", "in_flight")
 
     def test_a_level_that_never_held_exits_1(self):
         r = run_judged(["run", self.scenario(), "--find-limit", "--start", "8", "--step", "4", "--up-to", "12",

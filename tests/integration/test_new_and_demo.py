@@ -1,5 +1,6 @@
 """`stampede new` (every kind of scenario, run green against the built-in target) and
-`stampede demo` (target in-process, channels and LiveView, the dashboard serving)."""
+`stampede demo` (target in-process, channels and LiveView, the dashboard serving, and the
+target's own /metrics scraped into the Server section: checked in a real Chromium)."""
 import json
 import os
 import re
@@ -9,6 +10,7 @@ import time
 import unittest
 import urllib.request
 
+from browser_check import artifact, require_browser, run_check
 from harness import BIN, Result, Target, main, temp_dir
 from node_peer import NodePeer
 
@@ -151,10 +153,13 @@ class NewTest(unittest.TestCase):
 
 
 class DemoTest(unittest.TestCase):
-    def test_demo_runs_channels_and_liveview_with_the_dashboard(self):
-        p = subprocess.Popen([BIN, "demo", "--duration", "3s", "--dashboard-listen", "127.0.0.1:0"],
+    def test_demo_runs_channels_and_liveview_with_the_dashboard_and_the_servers_metrics(self):
+        require_browser()
+        # Long enough for the live page to chart a few seconds of the target's own /metrics.
+        p = subprocess.Popen([BIN, "demo", "--duration", "10s", "--dashboard-listen", "127.0.0.1:0"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         page = None
+        live = None
         err_lines = []
         try:
             # The dashboard's URL is printed before the run starts; it serves while the run goes.
@@ -168,6 +173,9 @@ class DemoTest(unittest.TestCase):
                 if m:
                     with urllib.request.urlopen(m.group(1), timeout=5) as resp:
                         page = (resp.status, resp.read().decode())
+                    # Its Server section, in a real Chromium, while the demo runs.
+                    live = run_check(self, "target_dashboard_check.js", "--url", m.group(1), "--min-seconds", "3",
+                                     "--timeout-ms", "30000", "--screenshot", artifact("demo-dashboard.png"))
                     break
             out, rest = p.communicate(timeout=60)
         finally:
@@ -178,6 +186,7 @@ class DemoTest(unittest.TestCase):
         self.assertIsNotNone(page, err)
         self.assertEqual(page[0], 200)
         self.assertIn("<html", page[1].lower())
+        self.assertIsNotNone(live, err)
         self.assertEqual(p.returncode, 0, out + err[-3000:])
         for metric in ["channel.join", "broadcast.roundtrip", "live.join", "live.event"]:
             count = metric_count(out, metric)
@@ -186,6 +195,13 @@ class DemoTest(unittest.TestCase):
         self.assertEqual(metric_count(out, "iteration.errors"), 0, out)
         self.assertNotRegex(out, r"(?m)^fail ")
         self.assertIn("count goes up", out)
+        # The target's own /metrics was scraped all along: its series are in the summary.
+        self.assertRegex(err, r"server metrics: http://127\.0\.0\.1:\d+/metrics")
+        rows = {line.split()[0] for line in out.splitlines() if line.split()}
+        for name in ["server.stampede_target_channel_joins_total", "server.stampede_target_connections",
+                     'server.stampede_target_websocket_sessions{kind="liveview"}', "server.scrape"]:
+            self.assertIn(name, rows, out)
+        self.assertEqual(Result(0, out, "").metric("server.scrape.errors")["count"], 0, out)
 
     def test_demo_rejects_a_bad_duration(self):
         r = subprocess.run([BIN, "demo", "--duration", "soon"], capture_output=True, text=True, timeout=30)

@@ -4,7 +4,9 @@ stand-in for :telemetry, as test_elixir.py does: Debian has no telemetry package
 `server.` series every second, and thresholds on them pass, fail, and name what the probe
 exposes when a name is wrong.
 
-The sampler runs alone here, in stampede-server-scrape (tests/tools/server_scrape.cpp: what
+One case is what a user types: `stampede run --server-metrics http://127.0.0.1:PORT/metrics`
+with the probe's URL and a load beside it, the BEAM's series in every second of --out. The
+other runs the sampler alone, in stampede-server-scrape (tests/tools/server_scrape.cpp: what
 `stampede run --server-metrics` runs next to a load, test_server_metrics_run.py)."""
 import json
 import os
@@ -13,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from harness import BIN, main, temp_dir
+from harness import BIN, Target, main, run, temp_dir, write_scenario
 from test_elixir import PROJECT, mix_env
 
 SCRAPE_TOOL = os.path.join(os.path.dirname(os.path.abspath(BIN)), "stampede-server-scrape")
@@ -43,36 +45,86 @@ Process.sleep(:infinity)
 @unittest.skipIf(shutil.which("mix") is None and os.environ.get("CI") != "true",
                  "Elixir is not installed (scripts/setup-test-deps.sh installs it)")
 class SamplerAgainstTheProbe(unittest.TestCase):
-    def test_the_probes_series_every_second_and_thresholds_on_them(self):
-        build = temp_dir(prefix="stampede-mix-")
-        probe = subprocess.Popen(["mix", "run", "-e", PROBE_SCRIPT], cwd=PROJECT, env=mix_env(build), text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        out = os.path.join(build, "server.json")
+    @classmethod
+    def setUpClass(cls):
+        cls.build = temp_dir(prefix="stampede-mix-")
+        cls.probe = subprocess.Popen(["mix", "run", "-e", PROBE_SCRIPT], cwd=PROJECT, env=mix_env(cls.build), text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cls.url, seen, deadline = None, [], time.time() + 240
+        while cls.url is None and time.time() < deadline:
+            line = cls.probe.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if line.startswith("PROBE_URL "):
+                cls.url = line.split()[1]
+        if cls.url is None:
+            cls.stop_probe()
+            raise AssertionError("the probe did not start:\n" + "".join(seen)[-3000:])
+
+    @classmethod
+    def stop_probe(cls):
+        cls.probe.terminate()
         try:
-            url, seen, deadline = None, [], time.time() + 240
-            while url is None and time.time() < deadline:
-                line = probe.stdout.readline()
-                if not line:
-                    break
-                seen.append(line)
-                if line.startswith("PROBE_URL "):
-                    url = line.split()[1]
-            self.assertIsNotNone(url, "the probe did not start:\n" + "".join(seen)[-3000:])
-            p = subprocess.run([SCRAPE_TOOL, url, "--seconds", "5", "--out", out,
-                                "--threshold", "server.erlang_vm_run_queues_length:max:1000",
-                                "--threshold", "server.ecto_query_queue_duration_seconds:p95:50",
-                                "--threshold", "server.phoenix_endpoint_duration_seconds:p95:5",
-                                "--threshold", "server.beam_run_que:max:20"],
-                               capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 0, p.stderr)
-        finally:
-            probe.terminate()
-            try:
-                probe.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                probe.kill()
-                probe.wait()
-            probe.stdout.close()
+            cls.probe.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            cls.probe.kill()
+            cls.probe.wait()
+        cls.probe.stdout.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop_probe()
+
+    def test_a_run_with_server_metrics_records_the_beams_series_every_second(self):
+        # What a user types: `stampede run --server-metrics URL` with the probe's URL, a real
+        # load (against the built-in target) beside it, and --out.
+        out = os.path.join(self.build, "run.json")
+        with Target(delay="fixed:2") as target:
+            scenario = write_scenario(f"""
+local http = require "stampede.http"
+return {{
+  name = "load beside a probed BEAM",
+  options = {{ vus = 4, duration = "5s", thresholds = {{ {{"http.request", p95 = 500}},
+    {{"server.erlang_vm_memory_bytes{{kind=\\"total\\"}}", max = 1e12}},
+    {{"server.erlang_vm_processes", max = 10}} }} }},
+  run = function() http.get("{target.url}/api/posts") end,
+}}""", directory=self.build, name="probed.lua")
+            r = run(["run", scenario, "--server-metrics", self.url, "--out", out], timeout=90)
+        # The process count threshold (a BEAM runs far more than 10 processes) fails: exit 1.
+        self.assertEqual(r.code, 1, r)
+        self.assertRegex(r.out, r"fail server\.erlang_vm_processes max <= 10 \(\d", r)
+        self.assertIn('pass server.erlang_vm_memory_bytes{kind="total"} max', r.out, r)
+        with open(out) as f:
+            result = json.load(f)["results"][0]
+        self.assertEqual(result["metrics"]["server.scrape.errors"]["count"], 0, result["metrics"]["server.scrape.errors"])
+        self.assertGreater(result["metrics"]["http.request"]["count"], 100)
+        whole = [e for e in result["timeline"] if e["second"] < 5]
+        self.assertEqual([e["second"] for e in whole], list(range(5)))
+        for entry in whole:
+            m = entry["metrics"]
+            second = entry["second"]
+            self.assertIn("http.request", m, second)  # the load's and the server's on the same second
+            self.assertGreater(m['server.erlang_vm_memory_bytes{kind="total"}']["last"], 1e6, second)
+            self.assertGreater(m["server.erlang_vm_processes"]["last"], 10, second)
+            self.assertIn("server.erlang_vm_run_queues_length", m, second)
+            utilization = m['server.erlang_vm_schedulers_utilization_ratio{type="normal"}']["last"]
+            self.assertTrue(0 <= utilization <= 1, (second, utilization))
+        # Rates and histograms need two scrapes: from the first whole second on.
+        for entry in whole[1:]:
+            m = entry["metrics"]
+            self.assertGreater(m["server.erlang_vm_reductions_total"]["last"], 0, entry["second"])
+            self.assertGreater(m["server.phoenix_endpoint_duration_seconds"]["count"], 20, entry["second"])
+
+    def test_the_probes_series_every_second_and_thresholds_on_them(self):
+        out = os.path.join(self.build, "server.json")
+        p = subprocess.run([SCRAPE_TOOL, self.url, "--seconds", "5", "--out", out,
+                            "--threshold", "server.erlang_vm_run_queues_length:max:1000",
+                            "--threshold", "server.ecto_query_queue_duration_seconds:p95:50",
+                            "--threshold", "server.phoenix_endpoint_duration_seconds:p95:5",
+                            "--threshold", "server.beam_run_que:max:20"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
         with open(out) as f:
             result = json.load(f)["results"][0]
 

@@ -275,8 +275,9 @@ class TheScenarioOption(unittest.TestCase):
 
 class FindLimitWithServerMetrics(unittest.TestCase):
     def test_the_step_table_has_the_servers_columns_and_a_calm_server_is_not_blamed(self):
-        # The target slows down past 2 requests in flight: 3 VUs break the p95. Its memory (the
-        # one signal of find-limit's it exposes) stays flat, so the verdict names no server signal.
+        # The target slows down past 2 requests in flight: 3 VUs break the p95. Its memory stays
+        # flat and 3 VUs keep at most 3 requests in flight (find-limit's two signals it exposes:
+        # neither moved sharply), so the verdict names no server signal.
         out = os.path.join(temp_dir(), "r.json")
         with Target(delay="fixed:1", extra=["--capacity", "2:300"]) as target:
             path = scenario(target.url, thresholds='{"http.request", p95 = 100}')
@@ -287,14 +288,17 @@ class FindLimitWithServerMetrics(unittest.TestCase):
         self.assertNotIn(" while ", r.out, r)
         header = next(line for line in r.out.splitlines() if line.startswith("VUs "))
         self.assertIn("server memory max", header, r)
+        self.assertIn("server requests in flight max", header, r)
         with open(out) as f:
             found = json.load(f)["results"][0]["find_limit"]
         server = found["server"]
-        self.assertEqual([c["key"] for c in server["columns"]], ["memory"], server)
+        self.assertEqual([c["key"] for c in server["columns"]], ["memory", "in_flight"], server)
         self.assertEqual(server["columns"][0]["metric"], "server.process_resident_memory_bytes")
+        self.assertEqual(server["columns"][1]["metric"], "server.stampede_target_http_requests_in_flight")
         judged = [i for i, s in enumerate(found["steps"]) if s["status"] != "not_reached"]
         for i in judged:
             self.assertGreater(server["columns"][0]["values"][i], 1e6, server)
+            self.assertLessEqual(server["columns"][1]["values"][i], found["steps"][i]["level"], server)
         self.assertIsNone(server["first"], server)
         self.assertEqual(server["verdict"], "")
         ok, output = validate(out)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,62 @@ TEST(WhatBrokeFirst, PromExAndTelemetryMetricsPrometheusNames) {
   EXPECT_EQ(column(b, "ecto_queue").metric, "server.ecto_repo_query_queue_time_milliseconds{repo=\"MyApp.Repo\"}");
   ASSERT_TRUE(b.first.has_value());
   EXPECT_EQ(b.columns[*b.first].key, "ecto_queue");
+}
+
+// The built-in target's /metrics (`stampede target --capacity`): requests it holds pile up
+// once it is past its capacity; its memory stays flat.
+ServerStepFigures target_step(double level, const char* status, double in_flight) {
+  ServerStepFigures s;
+  s.level = level;
+  s.status = status;
+  s.server = {
+      gauge("server.stampede_target_connections", 20),
+      gauge("server.stampede_target_http_requests_in_flight", in_flight),
+      gauge("server.process_resident_memory_bytes", 30e6),
+      // Go's client counts scrapes of /metrics in flight, not the app's requests.
+      gauge("server.promhttp_metric_handler_requests_in_flight", 1),
+  };
+  return s;
+}
+
+TEST(WhatBrokeFirst, RequestsPilingUpInTheServer) {
+  const std::vector<ServerStepFigures> steps = {target_step(100, "pass", 2), target_step(300, "pass", 4),
+                                                target_step(800, "fail", 88)};
+  const ServerBreakdown b = what_broke_first(steps);
+  ASSERT_EQ(b.columns.size(), 2u);
+  EXPECT_EQ(b.columns[0].key, "memory");
+  EXPECT_EQ(b.columns[1].key, "in_flight");
+  EXPECT_EQ(b.columns[1].metric, "server.stampede_target_http_requests_in_flight");
+  EXPECT_EQ(b.columns[1].unit, "count");
+  EXPECT_EQ(b.columns[1].title, "requests in flight max");
+  ASSERT_TRUE(b.first.has_value());
+  EXPECT_EQ(b.columns[*b.first].key, "in_flight");
+  EXPECT_EQ(b.verdict,
+            "the requests in flight went from 4 to 88: the server answered slower than requests arrived, and they "
+            "piled up");
+}
+
+TEST(WhatBrokeFirst, AFewMoreRequestsInFlightAreTheLoadNotTrouble) {
+  // 3x, but by less than 10 requests: more users keep more requests in flight.
+  const std::vector<ServerStepFigures> steps = {target_step(1, "pass", 1), target_step(3, "fail", 3)};
+  const ServerBreakdown b = what_broke_first(steps);
+  EXPECT_EQ(column(b, "in_flight").values, (std::vector<std::optional<double>>{1, 3}));
+  EXPECT_FALSE(b.first.has_value());
+  EXPECT_EQ(b.verdict, "");
+}
+
+TEST(WhatBrokeFirst, TheRunQueueIsNamedBeforeTheRequestsItMadeWait) {
+  // A BEAM app exposing both: the schedulers' saturation is the cause of the pile-up.
+  auto steps = probe_steps({
+      {1000, "pass", 1, 0.5, 80, 3, 1},
+      {2000, "fail", 150, 0.99, 85, 40, 2},
+  });
+  steps[0].server.push_back(gauge("server.http_server_active_requests", 3));
+  steps[1].server.push_back(gauge("server.http_server_active_requests", 400));
+  const ServerBreakdown b = what_broke_first(steps);
+  EXPECT_EQ(column(b, "in_flight").metric, "server.http_server_active_requests");
+  ASSERT_TRUE(b.first.has_value());
+  EXPECT_EQ(b.columns[*b.first].key, "run_queue");
 }
 
 TEST(WhatBrokeFirst, NoServerMetricsNoColumns) {
