@@ -5,6 +5,7 @@ fail; endpoints that refuse, stall, answer 500 or send garbage cost server.scrap
 reason and never hold the run past its end; mistakes in the option are usage errors naming it."""
 import json
 import os
+import re
 import socket
 import threading
 import unittest
@@ -187,6 +188,11 @@ class EndpointsThatMisbehave(unittest.TestCase):
             r = run(["run", path, "--server-metrics", url], timeout=60)
         # The run's end is the load's: a scrape in flight is abandoned, never waited for.
         self.assertIn(f"ran for {DURATION}.0s", r.out, r)
+        # Nor does the progress line wait for it (stderr is a pipe: a line a second): every
+        # whole second before the end had its line.
+        clocks = re.findall(r"^\[\s*(\d+)s / ", r.err, re.M)
+        for second in range(1, DURATION):
+            self.assertIn(str(second), clocks, r.err)
         # The load itself went on: requests were sent every second.
         self.assertGreater(r.metric("http.request")["count"], 50, r)
         return r
