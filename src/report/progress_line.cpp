@@ -30,12 +30,16 @@ std::uint64_t count_in(const metrics::Snapshot& second, const metrics::Registry&
   return data != nullptr ? data->count : 0;
 }
 
+// What `--server-metrics` scraped (and its failed scrapes): the server's figures, not the
+// scenario's traffic, which is all the progress line speaks of.
+bool is_server_series(std::string_view name) { return name.starts_with("server."); }
+
 // The clients' error counters (http.request.errors, ws.connect.errors, channel.*.errors,
 // live.*.errors): every `*.errors` counter but iteration.errors, as `stampede compare` reads them.
 bool is_request_errors(const metrics::Registry& registry, metrics::MetricId id) {
   if (registry.kind(id) != metrics::Kind::Counter) return false;
   const std::string name = registry.name(id);
-  return name.ends_with(".errors") && name != metrics::names::kIterationErrors;
+  return name.ends_with(".errors") && name != metrics::names::kIterationErrors && !is_server_series(name);
 }
 
 }  // namespace
@@ -65,8 +69,8 @@ ProgressFigures progress_figures(const metrics::Snapshot& second, const metrics:
     const metrics::Histogram& h = second.metrics[id].histogram;
     if (h.count() == 0 || registry.kind(id) != metrics::Kind::Timing) continue;
     std::string name = registry.name(id);
-    // The generator's own timings (its loop probe) are not the scenario's traffic.
-    if (name.starts_with('_') || name.starts_with("generator.")) continue;
+    // The generator's own timings (its loop probe) and the server's are not the scenario's traffic.
+    if (name.starts_with('_') || name.starts_with("generator.") || is_server_series(name)) continue;
     if (h.count() > busiest || (h.count() == busiest && name < f.busiest_timing)) {
       busiest = h.count();
       f.busiest_timing = std::move(name);

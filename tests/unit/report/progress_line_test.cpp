@@ -60,6 +60,10 @@ TEST(ProgressLine, FiguresComeFromTheSecondAndTheTotals) {
   b.add_error(b.id("ws.connect.errors", Kind::Counter), "refused");
   b.add(b.id("http.request.errors.seen", Kind::Counter), 7);
   b.add(b.id("channel.messages", Kind::Counter), 9);
+  // The server's failed scrapes and its series are not the scenario's requests.
+  a.add_error(a.id("server.scrape.errors", Kind::Counter), "refused");
+  const auto server_timing = a.id("server.phoenix_endpoint_stop_duration_seconds", Kind::Timing);
+  for (int i = 0; i < 500; ++i) a.record(server_timing, 2'000'000);
   const auto request = a.id("http.request", Kind::Timing);
   const auto connect = b.id("ws.connect", Kind::Timing);
   const auto hidden = b.id("_internal.timing", Kind::Timing);
