@@ -97,9 +97,19 @@ bool close(const boost::json::value& a, const boost::json::value& b) {
   return a == b;
 }
 
+// An event whose name is a number too large for a double (`2[1e999]`): socket.io-parser
+// accepts it (JSON.parse gives Infinity, a number), but JSON has no Infinity, so it encodes as
+// null, and a null name is refused by every decoder, socket.io-parser's too. No round trip.
+bool named_by_infinity(const sio::Packet& p) {
+  if (!p.data || !p.data->is_array() || p.data->get_array().empty()) return false;
+  const boost::json::value& name = p.data->get_array().front();
+  return name.is_double() && !std::isfinite(name.get_double());
+}
+
 // A decoded Socket.IO packet encodes, and that text (and the attachments) decodes to the same
 // packet (non-finite numbers become null on the way, as JSON.stringify writes them).
 void check_round_trip(const sio::Packet& p) {
+  if (named_by_infinity(p)) return;
   std::string text;
   try {
     text = sio::encode(p);
