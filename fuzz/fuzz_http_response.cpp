@@ -43,14 +43,10 @@ Result snapshot(HttpResponseParser& p, std::size_t consumed) {
   Result r;
   r.state = p.state();
   r.error = p.error();
-  // The head is read once it is complete: before, how much of it was parsed depends on
-  // where the bytes were cut (Boost.Beast reads a head line by line as it arrives).
-  if (p.head_complete() || p.failed()) {
-    r.status = p.head().status;
-    r.version_minor = p.head().version_minor;
-    r.reason = p.head().reason;
-    for (const auto& h : p.head().headers) r.headers.push_back(h.name + ": " + h.value);
-  }
+  r.status = p.head().status;
+  r.version_minor = p.head().version_minor;
+  r.reason = p.head().reason;
+  for (const auto& h : p.head().headers) r.headers.push_back(h.name + ": " + h.value);
   r.keep_alive = p.keep_alive();
   // How far a failed parse got depends on where the bytes were cut; only its verdict counts.
   if (!p.failed()) {

@@ -13,9 +13,6 @@
 //   Beast would still do to give the rest of the tree what it reads today: the status or
 //   method and target, and the headers as lowercased HttpHeader pairs.
 //
-// - old (responses): the hand-written parser the layer over Beast's basic_parser replaced
-//   (issue 38), used like ours; bench/http-parser takes it from git.
-//
 // Usage: http_parser ROUNDS ITERATIONS response|request FILE...
 // Prints, per round and file, nanoseconds per message for each side and the allocations one
 // warm parse makes.
@@ -32,9 +29,6 @@
 
 #include "proto/http_request_parser.hpp"
 #include "proto/http_response_parser.hpp"
-// The hand-written response parser that Beast's basic_parser replaced (issue 38), taken from
-// git by bench/http-parser (namespace stampede::proto_old) for this comparison only.
-#include "http_response_parser_old.hpp"
 
 // Counts allocations, to say how many one warm parse makes (design 031 removed most of a
 // request's; a parser that allocates per header would add them back).
@@ -112,19 +106,6 @@ struct OurResponse {
   }
 };
 
-// The same, with the hand-written parser the layer over Beast replaced.
-struct OldResponse {
-  stampede::proto_old::HttpResponseParser parser;
-  std::size_t parse(std::string_view bytes) {
-    parser.reset();
-    if (parser.feed(bytes) != bytes.size() || !parser.done()) fail(("old: " + parser.error()).c_str());
-    auto headers = parser.take_headers();
-    const std::size_t n = headers.size() + parser.body().size() + static_cast<std::size_t>(parser.head().status);
-    parser.reuse(std::move(headers), std::move(parser.body()));
-    return n;
-  }
-};
-
 std::size_t beast_response(std::string_view bytes, bool layer, std::vector<HttpHeader>& headers) {
   http::response_parser<http::string_body> parser;
   parser.eager(true);
@@ -189,7 +170,6 @@ int main(int argc, char** argv) {
   for (int i = 4; i < argc; ++i) messages.push_back(read_file(argv[i]));
 
   OurResponse our_response;
-  OldResponse old_response;
   OurRequest our_request;
   std::vector<HttpHeader> headers;
   std::string method;
@@ -198,20 +178,13 @@ int main(int argc, char** argv) {
     for (std::size_t m = 0; m < messages.size(); ++m) {
       const std::string_view bytes = messages[m];
       double ours = 0;
-      double old = 0;
       double beast = 0;
       double layered = 0;
       long long ours_allocs = 0;
-      long long old_allocs = 0;
       long long beast_allocs = 0;
       long long layered_allocs = 0;
-      auto measure = [&](auto&& our_parse, auto&& old_parse, auto&& beast_parse, auto&& layered_parse) {
-        auto run_ours = [&] {
-          ours = ns_per(iterations, our_parse);
-          old = ns_per(iterations, old_parse);
-          ours += ns_per(iterations, our_parse);  // around the old one: neither always goes first
-          ours /= 2;
-        };
+      auto measure = [&](auto&& our_parse, auto&& beast_parse, auto&& layered_parse) {
+        auto run_ours = [&] { ours = ns_per(iterations, our_parse); };
         auto run_beast = [&] {
           beast = ns_per(iterations, beast_parse);
           layered = ns_per(iterations, layered_parse);
@@ -225,23 +198,21 @@ int main(int argc, char** argv) {
           run_ours();
         }
         ours_allocs = allocations_of(our_parse);
-        old_allocs = allocations_of(old_parse);
         beast_allocs = allocations_of(beast_parse);
         layered_allocs = allocations_of(layered_parse);
       };
       if (kind == "response") {
-        measure([&] { sink = sink + our_response.parse(bytes); }, [&] { sink = sink + old_response.parse(bytes); },
+        measure([&] { sink = sink + our_response.parse(bytes); },
                 [&] { sink = sink + beast_response(bytes, false, headers); },
                 [&] { sink = sink + beast_response(bytes, true, headers); });
       } else {
-        // No layer over Beast for requests yet: "old" is the same hand-written parser.
-        measure([&] { sink = sink + our_request.parse(bytes); }, [&] { sink = sink + our_request.parse(bytes); },
+        measure([&] { sink = sink + our_request.parse(bytes); },
                 [&] { sink = sink + beast_request(bytes, false, headers, method, target); },
                 [&] { sink = sink + beast_request(bytes, true, headers, method, target); });
       }
-      std::printf("round %d %s %s bytes %zu ours %.1f old %.1f beast %.1f beast+layer %.1f allocations %lld %lld %lld %lld\n",
-                  round, kind.c_str(), argv[4 + m], bytes.size(), ours, old, beast, layered, ours_allocs, old_allocs,
-                  beast_allocs, layered_allocs);
+      std::printf("round %d %s %s bytes %zu ours %.1f beast %.1f beast+layer %.1f allocations %lld %lld %lld\n", round,
+                  kind.c_str(), argv[4 + m], bytes.size(), ours, beast, layered, ours_allocs, beast_allocs,
+                  layered_allocs);
     }
   }
   return 0;

@@ -1,29 +1,19 @@
 #include "proto/http_response_parser.hpp"
 
 #include <algorithm>
-#include <boost/beast/http/basic_parser.hpp>
-#include <boost/beast/http/error.hpp>
+#include <array>
+#include <charconv>
+#include <cstring>
 #include <limits>
 #include <optional>
 
 #include "proto/body_inflater.hpp"
-#include "proto/http_beast_feed.hpp"
-#include "proto/http_beast_layer.hpp"
 #include "proto/http_text.hpp"
-
-// The tokenising, the framing (Content-Length, chunked, close-delimited, no body for HEAD,
-// 1xx, 204 and 304) and the head limit are Boost.Beast's `http::basic_parser` (design 044).
-// This file is the layer over it: Beast's callbacks write straight into the parser's own
-// strings (design 031: a warm response allocates nothing), the body is decoded by
-// `BodyInflater`, interim responses are skipped, and Beast's error codes become the reasons
-// a user reads.
 
 namespace stampede::proto {
 namespace {
 
-namespace http = boost::beast::http;
 using namespace http_text;
-using beast_layer::quoted_excerpt;
 
 constexpr std::string_view kClosedEarly = "connection closed before the response was complete";
 constexpr std::string_view kStatusPrefix = "HTTP/1.";
@@ -34,12 +24,86 @@ constexpr std::size_t kMaxBodyReserve = 16 * 1024 * 1024;
 // A parser that once held a large body gives the memory back before the next response, so
 // a connection waiting for its next request keeps no large buffer.
 constexpr std::size_t kKeptBodyCapacity = 64 * 1024;
+constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
 // Headers in a usual response head (servers send 4-10): reserved at once, not grown 1, 2, 4, 8.
 constexpr std::size_t kUsualHeaderCount = 8;
 // A response's headers given back for reuse are kept up to this many.
 constexpr std::size_t kMaxReusedHeaders = 4 * kUsualHeaderCount;
 // Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
 constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
+
+
+
+
+
+
+// Quotes a piece of the peer's bytes for an error message: short, printable, one line.
+std::string quoted_excerpt(std::string_view s) {
+  constexpr std::size_t kMax = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > kMax) out += "...";
+  out += '"';
+  return out;
+}
+
+// The end of the head (just past the empty line), or npos. Bare LF line ends are accepted
+// as RFC 9112 2.2 allows. Scanning starts at `from`, which must be at or before any '\n'
+// that could begin the terminator.
+std::size_t find_head_end(std::string_view s, std::size_t from) {
+  while (from < s.size()) {
+    const void* hit = std::memchr(s.data() + from, '\n', s.size() - from);
+    if (hit == nullptr) return std::string_view::npos;
+    const auto nl = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    if (nl + 1 < s.size() && s[nl + 1] == '\n') return nl + 2;
+    if (nl + 2 < s.size() && s[nl + 1] == '\r' && s[nl + 2] == '\n') return nl + 3;
+    from = nl + 1;
+  }
+  return std::string_view::npos;
+}
+
+bool has_forbidden_byte(std::string_view s) {
+  // A CR left inside a line is a bare CR (lines are split at LF); with NUL it is the classic
+  // way to make two parsers disagree about where a header ends.
+  // (A plain loop: find_first_of with a set calls memchr once per byte.)
+  for (const char c : s) {
+    if (c == '\r' || c == '\0') return true;
+  }
+  return false;
+}
+
+std::optional<std::uint64_t> parse_decimal(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    v = v * 10 + digit;
+  }
+  return v;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  const char l = ascii_lower(c);
+  if (l >= 'a' && l <= 'f') return l - 'a' + 10;
+  return -1;
+}
 
 }  // namespace
 
@@ -51,290 +115,84 @@ const std::string* find_header(const std::vector<HttpHeader>& headers, std::stri
 }
 
 struct HttpResponseParser::Impl {
-  // Beast's parser, one per message (it has no reset): its callbacks go to the Impl.
-  class Beast final : public http::basic_parser<false> {
-   public:
-    explicit Beast(Impl& impl) : impl_(impl) {}
+  enum class Framing { None, Length, Chunked, UntilClose };
+  enum class Chunk { Size, Extension, SizeLF, Data, DataCR, DataLF, TrailerLineStart, TrailerLine, TrailerEndLF };
 
-   private:
-    void on_request_impl(http::verb, boost::beast::string_view, boost::beast::string_view, int,
-                         boost::beast::error_code&) override {}
-    void on_response_impl(int code, boost::beast::string_view reason, int version,
-                          boost::beast::error_code& ec) override {
-      impl_.on_status(code, {reason.data(), reason.size()}, version, ec);
-    }
-    void on_field_impl(http::field, boost::beast::string_view name, boost::beast::string_view value,
-                       boost::beast::error_code& ec) override {
-      impl_.on_field({name.data(), name.size()}, {value.data(), value.size()}, ec);
-    }
-    void on_header_impl(boost::beast::error_code& ec) override { impl_.on_header(ec); }
-    void on_body_init_impl(const boost::optional<std::uint64_t>&, boost::beast::error_code&) override {}
-    std::size_t on_body_impl(boost::beast::string_view body, boost::beast::error_code& ec) override {
-      if (!impl_.deliver({body.data(), body.size()})) ec = http::error::body_limit;
-      return body.size();
-    }
-    void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view extensions,
-                              boost::beast::error_code& ec) override {
-      impl_.on_chunk_header(size, {extensions.data(), extensions.size()}, ec);
-    }
-    std::size_t on_chunk_body_impl(std::uint64_t remain, boost::beast::string_view body,
-                                   boost::beast::error_code& ec) override {
-      if (!impl_.deliver({body.data(), body.size()})) ec = http::error::body_limit;
-      if (remain == body.size()) impl_.feed_state.after_chunk_data = true;
-      return body.size();
-    }
-    void on_finish_impl(boost::beast::error_code& ec) override { impl_.on_finish(ec); }
-
-    Impl& impl_;
-  };
-
-  explicit Impl(HttpParserLimits l) : limits(l), feed_state({l.max_head_bytes, kMaxChunkLineBytes}) {}
+  explicit Impl(HttpParserLimits l) : limits(l) {}
 
   HttpParserLimits limits;
-  HttpResponseParser* p = nullptr;  // set by every entry point: the parser may have moved
-  std::optional<Beast> beast;
-  beast_layer::Feed feed_state;
   bool head_request = false;
-  bool status_seen = false;
+  std::string head_buf;  // used only when a head arrives in more than one piece
+  Framing framing = Framing::None;
+  std::uint64_t remaining = 0;  // Length: body bytes still to come; Chunked: of this chunk
+  Chunk chunk = Chunk::Size;
+  std::uint64_t chunk_size = 0;
+  bool chunk_size_has_digit = false;
+  std::size_t line_bytes = 0;  // of the current chunk-size line, or of the whole trailer section
   bool decoding = false;
   bool dropping = false;      // the body is framed, not kept (drop_body, drop_large_bodies)
   bool stop_at_head = false;  // inside feed_head()
   bool interim = false;       // feed_head() stopped after an interim head, which head_ holds
-  bool interim_passed = false;  // feed() read an interim head: the next head follows
-  bool in_trailers = false;
-  std::size_t trailer_bytes = 0;
-  bool upgraded = false;
-  bool saw_transfer_encoding = false;
-  int content_codings = 0;
-  std::string_view content_coding;
-  std::string pending_error;  // set by a callback that failed: the reason to report
   BodyInflater inflater;
+  bool upgraded = false;
+  bool connection_close = false;
+  bool connection_keep_alive = false;
   // The previous response's header strings, kept for their capacity: with them a steady
   // stream of similar responses parses without allocating.
   std::vector<HttpHeader> spare_headers;
   std::size_t spare_used = 0;
 
-  // A new Beast parser for the next head (the response, or the one after an interim head).
-  void start_message() {
-    beast.emplace(*this);
-    beast->eager(true);
-    beast->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits.max_head_bytes, UINT32_MAX)));
-    beast->body_limit(boost::none);  // ours: the decoded size, and drop_large_bodies
-    if (head_request) beast->skip(true);
-    feed_state.start();
-    status_seen = false;
-    in_trailers = false;
-    trailer_bytes = 0;
-    saw_transfer_encoding = false;
-    content_codings = 0;
-    content_coding = {};
-  }
-
   void reset(bool head) {
     head_request = head;
+    if (head_buf.capacity() > kKeptHeadCapacity) {
+      std::string().swap(head_buf);
+    } else {
+      head_buf.clear();
+    }
+    framing = Framing::None;
+    remaining = 0;
+    chunk = Chunk::Size;
+    chunk_size = 0;
+    chunk_size_has_digit = false;
+    line_bytes = 0;
     decoding = false;
     dropping = false;
     interim = false;
-    interim_passed = false;
     inflater.release();
     upgraded = false;
-    pending_error.clear();
-    start_message();
+    connection_close = false;
+    connection_keep_alive = false;
   }
 
-  void fail(std::string message) {
-    if (!p->head_complete()) {
-      // A head that failed is no head: how much of it Beast had read depends on how the
-      // bytes were split, so none of it is shown.
-      recycle_headers(p->head_.headers);
-      p->head_.status = 0;
-      p->head_.version_minor = 1;
-      p->head_.reason.clear();
-    }
-    p->state_ = State::Error;
-    p->error_ = std::move(message);
+  void fail(HttpResponseParser& p, std::string message) {
+    p.state_ = State::Error;
+    p.error_ = std::move(message);
     inflater.release();
   }
 
-  void recycle_headers(std::vector<HttpHeader>& headers) {
-    if (headers.empty()) return;
-    spare_headers.swap(headers);
-    headers.clear();
-    spare_used = 0;
+  std::size_t feed(HttpResponseParser& p, std::string_view in) {
+    if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
+      interim = false;
+      recycle_headers(p.head_.headers);
+      p.head_.reason.clear();
+      p.head_.status = 0;
+    }
+    std::size_t used = 0;
+    while (used < in.size() && (p.state_ == State::Head || p.state_ == State::Body)) {
+      const State before = p.state_;
+      const std::size_t n = before == State::Head ? feed_head(p, in.substr(used)) : feed_body(p, in.substr(used));
+      used += n;
+      if (stop_at_head && (p.state_ != State::Head || interim)) break;
+      if (n == 0 && p.state_ == before) break;  // cannot happen; guards against a spin
+    }
+    return used;
   }
 
-  HttpHeader& new_header(std::vector<HttpHeader>& headers) {
-    if (spare_used < spare_headers.size()) return headers.emplace_back(std::move(spare_headers[spare_used++]));
-    return headers.emplace_back();
-  }
-
-  void forget_interim_head() {
-    recycle_headers(p->head_.headers);
-    p->head_.reason.clear();
-    p->head_.status = 0;
-  }
-
-  // ---- Beast's callbacks ---------------------------------------------------------------------
-
-  void on_status(int code, std::string_view reason, int version, boost::beast::error_code& ec) {
-    if (code < 100) {  // Beast takes any three digits
-      ec = http::error::bad_status;
-      return;
-    }
-    status_seen = true;
-    p->head_.version_minor = version % 10;
-    p->head_.status = code;
-    p->head_.reason.assign(trim_ows(reason));
-  }
-
-  void on_field(std::string_view name, std::string_view value, boost::beast::error_code& ec) {
-    if (in_trailers) {
-      // Trailer fields are read past, not kept: nothing downstream uses them. Beast bounds
-      // no trailer section; ours is bounded like a head.
-      trailer_bytes += name.size() + value.size() + 4;
-      if (trailer_bytes > limits.max_head_bytes) {
-        pending_error = "trailer section is longer than " + std::to_string(limits.max_head_bytes) + " bytes";
-        ec = http::error::header_limit;
-      }
-      return;
-    }
-    HttpHeader& h = new_header(p->head_.headers);
-    h.name.resize(name.size());
-    std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
-    h.value.assign(value);
-    if (h.name == "transfer-encoding") {
-      saw_transfer_encoding = true;
-      // Beast frames "X, chunked" as chunked and hands over X-coded bytes; we decode no
-      // transfer coding but chunked, so anything else is refused (chunked last, once).
-      bool chunked = false;
-      bool unsupported = false;
-      for_each_list_element(value, [&](std::string_view coding) {
-        if (chunked) unsupported = true;
-        if (iequals(coding, "chunked")) {
-          chunked = true;
-        } else if (!iequals(coding, "identity")) {
-          unsupported = true;
-        }
-      });
-      if (unsupported) {
-        pending_error = "unsupported Transfer-Encoding " + quoted_excerpt(value);
-        ec = http::error::bad_transfer_encoding;
-      }
-    } else if (h.name == "content-encoding") {
-      const int before = content_codings;
-      const auto coding = decodable_content_coding(value, content_codings);
-      if (content_codings != before) content_coding = coding;
-    }
-  }
-
-  void on_header(boost::beast::error_code& ec) {
-    const int status = p->head_.status;
-    if (status < 200 && status != 101) {
-      // Interim response (100 Continue, 103 Early Hints): Beast ends the message here, and
-      // the real one follows. feed_head() shows it to its caller first.
-      if (stop_at_head) {
-        interim = true;
-      } else {
-        interim_passed = true;
-      }
-      return;
-    }
-    p->state_ = State::Body;
-    upgraded = status == 101;
-    if (beast->is_done()) return;  // HEAD, 101, 204, 304, or a zero Content-Length
-    // Only one coding we know is decoded; anything else (br, zstd, stacked codings) is handed
-    // over as received, like curl without --compressed: the Content-Encoding header says so.
-    decoding = content_codings == 1 && !content_coding.empty();
-    if (decoding) inflater.start(content_coding);
-    if (const auto length = beast->content_length(); length && !beast->chunked()) {
-      if (*length > limits.max_body_bytes) {
-        if (!limits.drop_large_bodies) {
-          pending_error = too_large_body_message(limits.max_body_bytes);
-          ec = http::error::body_limit;
-          return;
-        }
-        start_dropping();
-      }
-      if (!dropping) p->body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, kMaxBodyReserve)));
-    }
-  }
-
-  void on_chunk_header(std::uint64_t size, std::string_view extensions, boost::beast::error_code& ec) {
-    // Beast reports a bad trailer section from the last chunk's start, its CRLF included.
-    if (size != 0) feed_state.after_chunk_data = false;
-    if (extensions.find_first_of("\r\n") != std::string_view::npos) {  // inside a quoted string
-      pending_error = "chunk size line not ended by CRLF";
-      ec = http::error::bad_chunk_extension;
-      return;
-    }
-    if (extensions.size() > kMaxChunkLineBytes) {
-      pending_error = "chunk size line is longer than " + std::to_string(kMaxChunkLineBytes) + " bytes";
-      ec = http::error::bad_chunk_extension;
-      return;
-    }
-    if (size == 0) {
-      in_trailers = true;
-      return;
-    }
-    // A plain body's size is known here; a compressed one is checked as it is decoded.
-    if (!decoding && !dropping && size > limits.max_body_bytes - p->body_.size()) {
-      if (!limits.drop_large_bodies) {
-        pending_error = too_large_body_message(limits.max_body_bytes);
-        ec = http::error::body_limit;
-        return;
-      }
-      start_dropping();
-    }
-  }
-
-  void on_finish(boost::beast::error_code& ec) {
-    if (p->state_ != State::Body) return;  // an interim head's end
-    if (decoding && !dropping && !inflater.finish(pending_error) && !cannot_keep()) {
-      ec = http::error::body_limit;
-      return;
-    }
-    inflater.release();
-    p->state_ = State::Done;
-  }
-
-  // ---- body ----------------------------------------------------------------------------------
-
-  // From here on the body is framed, not kept (nor decoded).
-  void start_dropping() {
-    dropping = true;
-    std::string().swap(p->body_);
-    inflater.release();
-  }
-
-  // A body that cannot be kept: dropped with drop_large_bodies (its framing goes on), else
-  // the response fails with pending_error.
-  bool cannot_keep() {
-    if (!limits.drop_large_bodies) return false;
-    pending_error.clear();
-    start_dropping();
-    return true;
-  }
-
-  bool deliver(std::string_view bytes) {
-    if (dropping) return true;
-    if (decoding) {
-      if (inflater.write(bytes, p->body_, limits.max_body_bytes, pending_error)) return true;
-      return cannot_keep();
-    }
-    if (bytes.size() > limits.max_body_bytes - p->body_.size()) {
-      pending_error = too_large_body_message(limits.max_body_bytes);
-      return cannot_keep();
-    }
-    p->body_.append(bytes);
-    return true;
-  }
-
-  // ---- feeding Beast -------------------------------------------------------------------------
+  // ---- head -------------------------------------------------------------------------------
 
   // Garbage is recognised from its first bytes rather than after 64 KB of waiting for an
-  // empty line (Beast waits for 8 bytes, then for the whole status line). Looks at the first
-  // bytes of a + b as one string and quotes them up to the first wrong one, so neither the
-  // verdict nor the message depends on how bytes were split.
+  // empty line. Looks at the first bytes of a + b as one string and quotes them up to the
+  // first wrong one, so neither the verdict nor the message depends on how bytes were split.
   static std::optional<std::string> status_prefix_mismatch(std::string_view a, std::string_view b) {
     const auto at = [&](std::size_t i) { return i < a.size() ? a[i] : b[i - a.size()]; };
     for (std::size_t i = 0; i < kStatusPrefix.size() && i < a.size() + b.size(); ++i) {
@@ -350,112 +208,454 @@ struct HttpResponseParser::Impl {
     return "response head is larger than the limit of " + std::to_string(limits.max_head_bytes) + " bytes";
   }
 
-  // What a Beast error means to a user, from the bytes it stopped at (the start of the
-  // line it could not parse).
-  std::string describe(const boost::beast::error_code& ec, std::string_view at) const {
-    if (!pending_error.empty()) return pending_error;
-    if (ec == http::error::header_limit) return head_too_large_message();
-    if (!p->head_complete()) {
-      const std::string_view line = beast_layer::first_line(at);
-      if (!status_seen) return "malformed status line " + quoted_excerpt(line);
-      if (ec == http::error::bad_field) {
-        if (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
-          return "header continuation line without a header before it: " + quoted_excerpt(line);
-        return "malformed header line " + quoted_excerpt(line);
+  std::size_t feed_head(HttpResponseParser& p, std::string_view in) {
+    if (head_buf.empty()) {
+      // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
+      std::size_t skipped = 0;
+      while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
+      const std::string_view text = in.substr(skipped);
+      if (text.empty()) return skipped;
+      p.started_ = true;
+      if (auto mismatch = status_prefix_mismatch(text, {})) {
+        fail(p, std::move(*mismatch));
+        return skipped;
       }
-      if (ec == http::error::bad_value || ec == http::error::bad_line_ending)
-        return "invalid character in header " + quoted_excerpt(line);
-      if (ec == http::error::bad_transfer_encoding || (ec == http::error::bad_content_length && saw_transfer_encoding))
-        return "both Transfer-Encoding and Content-Length " + quoted_excerpt(line);
-      if (ec == http::error::bad_content_length || ec == http::error::multiple_content_length)
-        return "invalid Content-Length " + quoted_excerpt(beast_layer::field_value(line));
-      return "malformed response head (" + ec.message() + ") at " + quoted_excerpt(line);
+      // Fast path: the whole head is in this piece, parse it where it lies.
+      const std::size_t end = find_head_end(text, 0);
+      if (end != std::string_view::npos && end <= limits.max_head_bytes) {
+        on_head(p, text.substr(0, end));
+        return skipped + end;
+      }
+      if (end != std::string_view::npos || text.size() >= limits.max_head_bytes) {
+        fail(p, head_too_large_message());
+        return skipped;
+      }
+      head_buf.assign(text);
+      return in.size();
     }
-    if (auto reason = beast_layer::broken_chunk_line_end(at, feed_state.after_chunk_data)) return std::string(*reason);
-    if (in_trailers) return "malformed trailer section (" + ec.message() + ")";
-    return beast_layer::describe_chunk_error(ec, at, feed_state.after_chunk_data);
+
+    const std::size_t old = head_buf.size();
+    if (auto mismatch = status_prefix_mismatch(head_buf, in)) {
+      fail(p, std::move(*mismatch));
+      return 0;
+    }
+    const std::size_t take = std::min(in.size(), limits.max_head_bytes - old);
+    head_buf.append(in.data(), take);
+    const std::size_t end = find_head_end(head_buf, old >= 2 ? old - 2 : 0);
+    if (end != std::string_view::npos) {
+      head_buf.resize(end);
+      on_head(p, head_buf);
+      head_buf.clear();
+      return end - old;
+    }
+    if (head_buf.size() >= limits.max_head_bytes) fail(p, head_too_large_message());
+    return take;
   }
 
-  // ---- the feed's hooks (beast_layer::Feed) -------------------------------------------------
-
-  bool head_complete() const { return p->head_complete(); }
-
-  void beast_failed(const boost::beast::error_code& ec, std::string_view at) { fail(describe(ec, at)); }
-
-  void layer_failed(beast_layer::Failure why, std::string_view detail) {
-    using beast_layer::Failure;
-    switch (why) {
-      case Failure::HeadTooLarge:
-        p->state_ = State::Head;  // a head too large is no head, even if Beast read all of it
-        fail(head_too_large_message());
-        return;
-      case Failure::HeadBareLf:
-        fail("response head has a line ended by a bare LF instead of CRLF");
-        return;
-      case Failure::ChunkLineTooLong:
-        fail("chunk size line is longer than " + std::to_string(kMaxChunkLineBytes) + " bytes");
-        return;
-      case Failure::TrailerTooLong:
-        fail("trailer section is longer than " + std::to_string(limits.max_head_bytes) + " bytes");
-        return;
-      case Failure::ChunkLineEnd:
-        fail(std::string(detail));
-        return;
+  static bool parse_status_line(std::string_view line, HttpResponseHead& head, std::string& error) {
+    const auto bad = [&] {
+      error = "malformed status line " + quoted_excerpt(line);
+      return false;
+    };
+    // "HTTP/1.x NNN[ reason]"; the prefix was checked already.
+    if (line.size() < 12 || line[7] < '0' || line[7] > '9' || line[8] != ' ') return bad();
+    int status = 0;
+    for (std::size_t i = 9; i < 12; ++i) {
+      if (line[i] < '0' || line[i] > '9') return bad();
+      status = status * 10 + (line[i] - '0');
     }
+    if (status < 100) return bad();
+    if (line.size() > 12 && line[12] != ' ') return bad();
+    if (has_forbidden_byte(line)) return bad();
+    head.version_minor = line[7] - '0';
+    head.status = status;
+    head.reason.assign(line.size() > 12 ? trim_ows(line.substr(13)) : std::string_view{});
+    return true;
   }
 
-  std::size_t feed(std::string_view in) {
-    if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
-      interim = false;
-      forget_interim_head();
-      start_message();
+  void recycle_headers(std::vector<HttpHeader>& headers) {
+    if (headers.empty()) return;
+    spare_headers.swap(headers);
+    headers.clear();
+    spare_used = 0;
+  }
+
+  HttpHeader& new_header(std::vector<HttpHeader>& headers) {
+    if (spare_used < spare_headers.size()) return headers.emplace_back(std::move(spare_headers[spare_used++]));
+    return headers.emplace_back();
+  }
+
+  bool parse_header_line(std::string_view line, std::vector<HttpHeader>& headers, std::string& error) {
+    if (line.front() == ' ' || line.front() == '\t') {
+      // obs-fold (RFC 9112 5.2): a continuation of the previous value, joined with a space.
+      if (headers.empty()) {
+        error = "header continuation line without a header before it: " + quoted_excerpt(line);
+        return false;
+      }
+      const std::string_view more = trim_ows(line);
+      if (has_forbidden_byte(more)) {
+        error = "invalid character in header " + quoted_excerpt(line);
+        return false;
+      }
+      if (!more.empty()) {
+        std::string& value = headers.back().value;
+        if (!value.empty()) value += ' ';
+        value.append(more);
+      }
+      return true;
     }
-    std::size_t used = 0;
-    while (used < in.size() && (p->state_ == State::Head || p->state_ == State::Body)) {
-      std::string_view rest = in.substr(used);
-      if (!p->started_) {
-        // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
-        std::size_t skipped = 0;
-        while (skipped < rest.size() && (rest[skipped] == '\r' || rest[skipped] == '\n')) ++skipped;
-        used += skipped;
-        if (skipped == rest.size()) break;
-        rest.remove_prefix(skipped);
-        p->started_ = true;
-      }
-      const State before = p->state_;
-      if (!status_seen) {
-        if (auto mismatch = status_prefix_mismatch(feed_state.carry(), rest)) {
-          fail(std::move(*mismatch));
-          break;
-        }
-      }
-      const std::size_t n = feed_state.put(*beast, *this, rest, stop_at_head);
-      used += n;
-      if (p->state_ == State::Error) break;
-      if (interim_passed) {  // Beast ended an interim message: the final head follows
-        interim_passed = false;
-        forget_interim_head();
-        start_message();
+    const std::size_t colon = line.find(':');
+    const std::string_view name = line.substr(0, colon);
+    if (colon == std::string_view::npos || name.empty() ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); })) {
+      error = "malformed header line " + quoted_excerpt(line);
+      return false;
+    }
+    const std::string_view value = trim_ows(line.substr(colon + 1));
+    if (has_forbidden_byte(value)) {
+      error = "invalid character in header " + quoted_excerpt(line);
+      return false;
+    }
+    HttpHeader& h = new_header(headers);
+    h.name.resize(name.size());
+    std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
+    h.value.assign(value);
+    return true;
+  }
+
+  bool parse_head(std::string_view text, HttpResponseHead& head, std::string& error) {
+    recycle_headers(head.headers);
+    std::size_t pos = 0;
+    bool status_line = true;
+    while (pos < text.size()) {
+      const std::size_t nl = text.find('\n', pos);  // the head always ends with '\n'
+      std::string_view line = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (status_line) {
+        if (!parse_status_line(line, head, error)) return false;
+        status_line = false;
         continue;
       }
-      if (stop_at_head && (p->state_ != State::Head || interim)) break;
-      if (n == 0 && !beast->is_done() && p->state_ == before) break;  // cannot happen; guards a spin
+      if (line.empty()) break;
+      if (!parse_header_line(line, head.headers, error)) return false;
     }
-    return used;
+    return true;
+  }
+
+  void on_head(HttpResponseParser& p, std::string_view text) {
+    if (!parse_head(text, p.head_, p.error_)) {
+      p.state_ = State::Error;
+      return;
+    }
+    const int status = p.head_.status;
+    if (status < 200 && status != 101) {
+      // Interim response (100 Continue, 103 Early Hints): the real one follows. feed_head()
+      // shows it to its caller first.
+      if (stop_at_head) {
+        interim = true;
+        return;
+      }
+      recycle_headers(p.head_.headers);
+      p.head_.reason.clear();
+      p.head_.status = 0;
+      return;
+    }
+    choose_framing(p);
+  }
+
+  void choose_framing(HttpResponseParser& p) {
+    bool chunked = false;
+    bool transfer_coding_unsupported = false;
+    std::optional<std::uint64_t> content_length;
+    bool content_length_bad = false;
+    int content_codings = 0;
+    std::string_view content_coding;
+    for (const auto& h : p.head_.headers) {
+      if (h.name == "connection") {
+        for_each_list_element(h.value, [&](std::string_view token) {
+          if (iequals(token, "close")) connection_close = true;
+          if (iequals(token, "keep-alive")) connection_keep_alive = true;
+        });
+      } else if (h.name == "transfer-encoding") {
+        for_each_list_element(h.value, [&](std::string_view coding) {
+          if (chunked) transfer_coding_unsupported = true;  // chunked must be the last coding
+          if (iequals(coding, "chunked")) {
+            chunked = true;
+          } else if (!iequals(coding, "identity")) {
+            transfer_coding_unsupported = true;
+          }
+        });
+      } else if (h.name == "content-length") {
+        bool any = false;
+        for_each_list_element(h.value, [&](std::string_view item) {
+          any = true;
+          const auto v = parse_decimal(item);
+          if (!v || (content_length && *content_length != *v)) content_length_bad = true;
+          if (v) content_length = v;
+        });
+        if (!any) content_length_bad = true;
+      } else if (h.name == "content-encoding") {
+        for_each_list_element(h.value, [&](std::string_view coding) {
+          if (iequals(coding, "identity")) return;
+          ++content_codings;
+          if (iequals(coding, "gzip") || iequals(coding, "x-gzip")) {
+            content_coding = "gzip";
+          } else if (iequals(coding, "deflate")) {
+            content_coding = "deflate";
+          } else {
+            content_coding = {};
+          }
+        });
+      }
+    }
+
+    upgraded = p.head_.status == 101;
+    if (head_request || upgraded || p.head_.status == 204 || p.head_.status == 304) {
+      complete(p);
+      return;
+    }
+    if (transfer_coding_unsupported) {
+      fail(p, "unsupported Transfer-Encoding " + quoted_excerpt(*find_header(p.head_.headers, "transfer-encoding")));
+      return;
+    }
+    // Transfer-Encoding overrides Content-Length (RFC 9112 6.3), so a bad length only matters
+    // when it is the one that frames the body.
+    if (!chunked && content_length_bad) {
+      fail(p, "invalid Content-Length " + quoted_excerpt(*find_header(p.head_.headers, "content-length")));
+      return;
+    }
+    // Only one coding we know is decoded; anything else (br, zstd, stacked codings) is handed
+    // over as received, like curl without --compressed: the Content-Encoding header says so.
+    decoding = content_codings == 1 && !content_coding.empty();
+    if (decoding) inflater.start(content_coding);
+
+    p.state_ = State::Body;
+    if (chunked) {
+      framing = Framing::Chunked;
+      chunk = Chunk::Size;
+    } else if (content_length) {
+      if (*content_length > limits.max_body_bytes) {
+        if (!limits.drop_large_bodies) {
+          fail(p, too_large_body_message(limits.max_body_bytes));
+          return;
+        }
+        start_dropping(p);
+      }
+      framing = Framing::Length;
+      remaining = *content_length;
+      if (!dropping) p.body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kMaxBodyReserve)));
+      if (remaining == 0) complete(p);
+    } else {
+      framing = Framing::UntilClose;
+    }
+  }
+
+  // ---- body -------------------------------------------------------------------------------
+
+  // From here on the body is framed, not kept (nor decoded).
+  void start_dropping(HttpResponseParser& p) {
+    dropping = true;
+    std::string().swap(p.body_);
+    inflater.release();
+  }
+
+  // A body that cannot be kept: dropped with drop_large_bodies (its framing goes on), else
+  // the response fails.
+  bool cannot_keep(HttpResponseParser& p) {
+    if (!limits.drop_large_bodies) {
+      p.state_ = State::Error;
+      return false;
+    }
+    p.error_.clear();
+    start_dropping(p);
+    return true;
+  }
+
+  void complete(HttpResponseParser& p) {
+    if (decoding && !dropping && !inflater.finish(p.error_) && !cannot_keep(p)) return;
+    inflater.release();
+    p.state_ = State::Done;
+  }
+
+  bool deliver(HttpResponseParser& p, std::string_view bytes) {
+    if (dropping) return true;
+    if (decoding) {
+      if (inflater.write(bytes, p.body_, limits.max_body_bytes, p.error_)) return true;
+      return cannot_keep(p);
+    }
+    if (bytes.size() > limits.max_body_bytes - p.body_.size()) {
+      p.error_ = too_large_body_message(limits.max_body_bytes);
+      return cannot_keep(p);
+    }
+    p.body_.append(bytes);
+    return true;
+  }
+
+  std::size_t feed_body(HttpResponseParser& p, std::string_view in) {
+    switch (framing) {
+      case Framing::Length: {
+        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size()));
+        if (!deliver(p, in.substr(0, take))) return take;
+        remaining -= take;
+        if (remaining == 0) complete(p);
+        return take;
+      }
+      case Framing::UntilClose:
+        deliver(p, in);
+        return in.size();
+      case Framing::Chunked:
+        return feed_chunked(p, in);
+      case Framing::None:
+        break;
+    }
+    complete(p);
+    return 0;
+  }
+
+  void end_chunk_size_line(HttpResponseParser& p) {
+    line_bytes = 0;
+    if (chunk_size == 0) {
+      chunk = Chunk::TrailerLineStart;
+      return;
+    }
+    // A plain body's size is known here; a compressed one is checked as it is decoded.
+    if (!decoding && !dropping && chunk_size > limits.max_body_bytes - p.body_.size()) {
+      if (!limits.drop_large_bodies) {
+        fail(p, too_large_body_message(limits.max_body_bytes));
+        return;
+      }
+      start_dropping(p);
+    }
+    remaining = chunk_size;
+    chunk_size = 0;
+    chunk_size_has_digit = false;
+    chunk = Chunk::Data;
+  }
+
+  bool count_line_bytes(HttpResponseParser& p, std::size_t n, std::size_t limit, std::string_view what) {
+    line_bytes += n;
+    if (line_bytes <= limit) return true;
+    fail(p, std::string(what) + " is longer than " + std::to_string(limit) + " bytes");
+    return false;
+  }
+
+  std::size_t feed_chunked(HttpResponseParser& p, std::string_view in) {
+    std::size_t i = 0;
+    while (i < in.size() && p.state_ == State::Body) {
+      const char c = in[i];
+      switch (chunk) {
+        case Chunk::Size: {
+          const int digit = hex_value(c);
+          if (digit >= 0) {
+            if (chunk_size > (std::numeric_limits<std::uint64_t>::max() >> 4)) {
+              fail(p, "chunk size is too large");
+              return i;
+            }
+            chunk_size = (chunk_size << 4) | static_cast<std::uint64_t>(digit);
+            chunk_size_has_digit = true;
+            ++i;
+            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
+            break;
+          }
+          if (!chunk_size_has_digit) {
+            fail(p, "invalid chunk size: expected a hex digit, got " + quoted_excerpt(in.substr(i, 1)));
+            return i;
+          }
+          ++i;
+          if (c == ';' || c == ' ' || c == '\t') {
+            chunk = Chunk::Extension;  // extensions carry nothing we use
+            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
+          } else if (c == '\r') {
+            chunk = Chunk::SizeLF;
+          } else if (c == '\n') {
+            end_chunk_size_line(p);
+          } else {
+            fail(p, "invalid character after chunk size: " + quoted_excerpt(in.substr(i - 1, 1)));
+            return i;
+          }
+          break;
+        }
+        case Chunk::Extension: {
+          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
+          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) : in.size();
+          if (!count_line_bytes(p, end - i, kMaxChunkLineBytes, "chunk size line")) return end;
+          i = end;
+          if (hit) {
+            ++i;
+            end_chunk_size_line(p);
+          }
+          break;
+        }
+        case Chunk::SizeLF:
+          if (c != '\n') {
+            fail(p, "chunk size line not ended by CRLF");
+            return i;
+          }
+          ++i;
+          end_chunk_size_line(p);
+          break;
+        case Chunk::Data: {
+          const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size() - i));
+          if (!deliver(p, in.substr(i, take))) return i + take;
+          i += take;
+          remaining -= take;
+          if (remaining == 0) chunk = Chunk::DataCR;
+          break;
+        }
+        case Chunk::DataCR:
+        case Chunk::DataLF:
+          if (c == '\n') {
+            chunk = Chunk::Size;
+          } else if (c == '\r' && chunk == Chunk::DataCR) {
+            chunk = Chunk::DataLF;
+          } else {
+            fail(p, "chunk data not followed by CRLF");
+            return i;
+          }
+          ++i;
+          break;
+        case Chunk::TrailerLineStart:
+          if (c == '\r') {
+            chunk = Chunk::TrailerEndLF;
+            ++i;
+          } else if (c == '\n') {
+            ++i;
+            complete(p);
+          } else {
+            chunk = Chunk::TrailerLine;
+          }
+          break;
+        case Chunk::TrailerLine: {
+          // Trailer fields are read past, not kept: nothing downstream uses them.
+          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
+          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) + 1 : in.size();
+          if (!count_line_bytes(p, end - i, limits.max_head_bytes, "trailer section")) return end;
+          i = end;
+          if (hit) chunk = Chunk::TrailerLineStart;
+          break;
+        }
+        case Chunk::TrailerEndLF:
+          if (c != '\n') {
+            fail(p, "trailer section not ended by CRLF");
+            return i;
+          }
+          ++i;
+          complete(p);
+          break;
+      }
+    }
+    return i;
   }
 };
 
-HttpResponseParser::HttpResponseParser(HttpParserLimits limits) : impl_(std::make_unique<Impl>(limits)) {
-  impl_->p = this;
-  impl_->reset(false);
-}
+HttpResponseParser::HttpResponseParser(HttpParserLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
 HttpResponseParser::~HttpResponseParser() = default;
 HttpResponseParser::HttpResponseParser(HttpResponseParser&&) noexcept = default;
 HttpResponseParser& HttpResponseParser::operator=(HttpResponseParser&&) noexcept = default;
 
 void HttpResponseParser::reset(bool head_request) {
   if (!impl_) impl_ = std::make_unique<Impl>(HttpParserLimits{});  // a moved-from parser
-  impl_->p = this;
   state_ = State::Head;
   started_ = false;
   error_.clear();
@@ -492,16 +692,14 @@ void HttpResponseParser::reuse(std::vector<HttpHeader>&& headers, std::string&& 
 
 std::size_t HttpResponseParser::feed(std::string_view bytes) {
   if (!impl_) reset();
-  impl_->p = this;
-  return impl_->feed(bytes);
+  return impl_->feed(*this, bytes);
 }
 
 std::size_t HttpResponseParser::feed_head(std::string_view bytes) {
   if (!impl_) reset();
-  impl_->p = this;
   if (state_ != State::Head) return 0;
   impl_->stop_at_head = true;
-  const std::size_t used = impl_->feed(bytes);
+  const std::size_t used = impl_->feed(*this, bytes);
   impl_->stop_at_head = false;
   return used;
 }
@@ -510,27 +708,24 @@ bool HttpResponseParser::interim() const { return impl_ && impl_->interim; }
 
 void HttpResponseParser::drop_body() {
   if (!impl_) reset();
-  impl_->p = this;
-  impl_->start_dropping();
+  impl_->start_dropping(*this);
 }
 
 bool HttpResponseParser::body_dropped() const { return impl_ && impl_->dropping; }
 
 void HttpResponseParser::finish_eof() {
   if (!impl_) reset();
-  impl_->p = this;
-  if (state_ == State::Body && impl_->beast->need_eof()) {
-    boost::beast::error_code ec;
-    impl_->beast->put_eof(ec);  // a close-delimited body ends here
-    if (ec) impl_->fail(impl_->describe(ec, {}));
+  if (state_ == State::Body && impl_->framing == Impl::Framing::UntilClose) {
+    impl_->complete(*this);
   } else if (state_ == State::Head || state_ == State::Body) {
-    impl_->fail(std::string(kClosedEarly));
+    impl_->fail(*this, std::string(kClosedEarly));
   }
 }
 
 bool HttpResponseParser::keep_alive() const {
-  if (!impl_ || !head_complete() || impl_->upgraded) return false;
-  return impl_->beast->keep_alive();
+  if (!impl_ || !head_complete()) return false;
+  if (impl_->upgraded || impl_->framing == Impl::Framing::UntilClose || impl_->connection_close) return false;
+  return head_.version_minor >= 1 || impl_->connection_keep_alive;
 }
 
 }  // namespace stampede::proto

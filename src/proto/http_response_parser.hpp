@@ -79,8 +79,6 @@ class HttpResponseParser {
   bool started() const { return started_; }
   const std::string& error() const { return error_; }
 
-  // The head, once head_complete() (before, it may hold what was read of it so far; after a
-  // failure before the end of the head, it is empty).
   const HttpResponseHead& head() const { return head_; }
   // Hands the headers over (to the response given to the user) instead of copying them;
   // head().headers is empty afterwards.

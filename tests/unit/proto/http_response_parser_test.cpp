@@ -168,18 +168,11 @@ TEST(HttpResponseParser, ReasonPhraseIsKeptAndMayBeAbsent) {
   EXPECT_EQ(p.head().version_minor, 1);
 
   p.reset();
-  p.feed("HTTP/1.0 503 \r\nContent-Length: 0\r\n\r\n");
+  p.feed("HTTP/1.0 503\r\nContent-Length: 0\r\n\r\n");
   EXPECT_TRUE(p.done());
   EXPECT_EQ(p.head().status, 503);
   EXPECT_EQ(p.head().reason, "");
   EXPECT_EQ(p.head().version_minor, 0);
-
-  // The space after the status code is not optional (RFC 9112 4: status-code SP
-  // [reason-phrase]); Boost.Beast's parser refuses a status line without it.
-  p.reset();
-  p.feed("HTTP/1.0 503\r\nContent-Length: 0\r\n\r\n");
-  EXPECT_TRUE(p.failed());
-  EXPECT_EQ(p.error(), "malformed status line \"HTTP/1.0 503\"");
 }
 
 TEST(HttpResponseParser, ChunkedWithExtensionsAndTrailers) {
@@ -193,8 +186,8 @@ TEST(HttpResponseParser, ChunkedWithExtensionsAndTrailers) {
   expect_split_invariant(bytes);
 }
 
-TEST(HttpResponseParser, ChunkedAcceptsUppercaseHex) {
-  const std::string bytes = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n";
+TEST(HttpResponseParser, ChunkedAcceptsUppercaseHexAndBareLf) {
+  const std::string bytes = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\nA\n0123456789\n0\n\n";
   const Outcome o = run_whole(bytes);
   EXPECT_EQ(o.state, State::Done) << o.error;
   EXPECT_EQ(o.body, "0123456789");
@@ -202,34 +195,12 @@ TEST(HttpResponseParser, ChunkedAcceptsUppercaseHex) {
   expect_split_invariant(bytes);
 }
 
-// RFC 9112 2.2 lets a recipient accept a bare LF as a line end (a MAY); Boost.Beast's parser
-// does not, so neither do we since the move to it (design 044).
-TEST(HttpResponseParser, BareLfLineEndsAreRefused) {
-  const std::string bytes = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\nA\n0123456789\n0\n\n";
+TEST(HttpResponseParser, TransferEncodingOverridesContentLength) {
+  const std::string bytes =
+      "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
   const Outcome o = run_whole(bytes);
-  EXPECT_EQ(o.state, State::Error);
-  EXPECT_EQ(o.error, "response head has a line ended by a bare LF instead of CRLF");
-  expect_split_invariant(bytes);
-
-  const std::string chunks = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\n0123456789\n0\n\n";
-  const Outcome c = run_whole(chunks);
-  EXPECT_EQ(c.state, State::Error);
-  EXPECT_EQ(c.error, "chunk size line not ended by CRLF");
-  expect_split_invariant(chunks);
-}
-
-// RFC 9112 6.3 lets Transfer-Encoding override Content-Length, and calls the pair a sign of
-// request smuggling; Boost.Beast's parser refuses it, in either order, and so do we since the
-// move to it (design 044).
-TEST(HttpResponseParser, TransferEncodingWithContentLengthIsRefused) {
-  for (const std::string head : {"Content-Length: 100\r\nTransfer-Encoding: chunked\r\n",
-                                 "Transfer-Encoding: chunked\r\nContent-Length: 100\r\n"}) {
-    const std::string bytes = "HTTP/1.1 200 OK\r\n" + head + "\r\n3\r\nabc\r\n0\r\n\r\n";
-    const Outcome o = run_whole(bytes);
-    EXPECT_EQ(o.state, State::Error);
-    EXPECT_EQ(o.error.find("both Transfer-Encoding and Content-Length"), 0u) << o.error;
-    expect_split_invariant(bytes);
-  }
+  EXPECT_EQ(o.state, State::Done) << o.error;
+  EXPECT_EQ(o.body, "abc");
 }
 
 TEST(HttpResponseParser, CloseDelimitedBodyEndsAtEof) {
