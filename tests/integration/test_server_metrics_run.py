@@ -281,16 +281,17 @@ class TheScenarioOption(unittest.TestCase):
 
 class FindLimitWithServerMetrics(unittest.TestCase):
     def test_the_step_table_has_the_servers_columns_and_a_calm_server_is_not_blamed(self):
-        # The target slows down past 2 requests in flight: 3 VUs break the p95. Its memory stays
-        # flat and 3 VUs keep at most 3 requests in flight (find-limit's two signals it exposes:
-        # neither moved sharply), so the verdict names no server signal.
+        # The target slows down past 2 requests in flight: 3 VUs break the p95 when enough of
+        # their requests overlap in the 2 s hold, else 5 do (both seen on a busy host). Its memory
+        # stays flat and N VUs keep at most N requests in flight (find-limit's two signals it
+        # exposes: neither moved sharply), so the verdict names no server signal either way.
         out = os.path.join(temp_dir(), "r.json")
         with Target(delay="fixed:1", extra=["--capacity", "2:300"]) as target:
             path = scenario(target.url, thresholds='{"http.request", p95 = 100}')
             r = run(["run", path, "--find-limit", "--start", "1", "--step", "2", "--up-to", "5", "--hold", "2s",
                      "--ramp", "500ms", "--server-metrics", target.url + "/metrics", "--out", out], timeout=90)
         self.assertEqual(r.code, 0, r)
-        self.assertIn("Held 1 VU; 3 VUs broke http.request p95 <= 100", r.out, r)
+        self.assertRegex(r.out, r"Held (1 VU; 3|3 VUs; 5) VUs broke http\.request p95 <= 100", r)
         self.assertNotIn(" while ", r.out, r)
         header = next(line for line in r.out.splitlines() if line.startswith("VUs "))
         self.assertIn("server memory max", header, r)
