@@ -262,6 +262,21 @@ class RecordsAChromiumSessionThroughTheProxy(unittest.TestCase):
         self.assertEqual(body(read(out)), body(read(self.recorder.out)))
 
 
+def record_the_node_chat(testcase, target, *recorder_args):
+    """The official phoenix client's chat (record_channels_client.js) through `stampede record`
+    in front of TARGET; asserts both ended well and returns (recorder, its stopped Result)."""
+    recorder = Recorder(target.url, "--think-time", "100ms", *recorder_args)
+    try:
+        result = subprocess.run(["node", os.path.join(JS_DIR, "record_channels_client.js"),
+                                 f"ws://127.0.0.1:{recorder.port}/socket"],
+                                cwd=JS_DIR, capture_output=True, text=True, timeout=60)
+    finally:
+        stopped = recorder.stop()
+    testcase.assertEqual(result.returncode, 0, result.stdout + result.stderr + stopped.err)
+    testcase.assertEqual(stopped.code, 0, stopped)
+    return recorder, stopped
+
+
 class RecordsThePhoenixJsClient(unittest.TestCase):
     """The official phoenix client (over `ws`, which offers permessage-deflate) through the proxy."""
 
@@ -275,15 +290,7 @@ class RecordsThePhoenixJsClient(unittest.TestCase):
         cls.target.close()
 
     def test_a_chat_becomes_channels_calls_that_run_green(self):
-        recorder = Recorder(self.target.url, "--think-time", "100ms")
-        try:
-            result = subprocess.run(["node", os.path.join(JS_DIR, "record_channels_client.js"),
-                                     f"ws://127.0.0.1:{recorder.port}/socket"],
-                                    cwd=JS_DIR, capture_output=True, text=True, timeout=60)
-        finally:
-            stopped = recorder.stop()
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr + stopped.err)
-        self.assertEqual(stopped.code, 0, stopped)
+        recorder, stopped = record_the_node_chat(self, self.target)
         self.assertNotIn("warning", stopped.err, "compressed frames were read")
         text = read(recorder.out)
         for call in ['channels.connect(BASE .. "/socket", { params = { user_id = "node" } })',
@@ -327,15 +334,7 @@ class RecordsCompressedFrames(unittest.TestCase):
 
     def test_compressed_frames_are_recorded_as_text_and_the_scenario_runs_green(self):
         har_path = os.path.join(temp_dir(), "compressed.har")
-        recorder = Recorder(self.target.url, "--think-time", "100ms", "--har", har_path)
-        try:
-            result = subprocess.run(["node", os.path.join(JS_DIR, "record_channels_client.js"),
-                                     f"ws://127.0.0.1:{recorder.port}/socket"],
-                                    cwd=JS_DIR, capture_output=True, text=True, timeout=60)
-        finally:
-            stopped = recorder.stop()
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr + stopped.err)
-        self.assertEqual(stopped.code, 0, stopped)
+        recorder, stopped = record_the_node_chat(self, self.target, "--har", har_path)
         self.assertNotIn("warning", stopped.err, "every compressed frame was inflated")
         sockets = [e for e in json.loads(read(har_path))["log"]["entries"] if "_webSocketMessages" in e]
         self.assertEqual(len(sockets), 1, [e["request"]["url"] for e in sockets])
