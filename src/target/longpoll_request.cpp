@@ -1,8 +1,5 @@
 #include "target/longpoll_request.hpp"
 
-#include <boost/system/system_error.hpp>
-#include <boost/url/params_view.hpp>
-
 #include "proto/phoenix_longpoll.hpp"
 #include "target/liveview_socket_connect.hpp"
 #include "target/websocket_upgrade.hpp"
@@ -11,31 +8,6 @@ namespace stampede::target {
 namespace {
 
 constexpr std::string_view kChannelsLongPollPath = "/socket/longpoll";
-
-struct Params {
-  std::optional<std::string> vsn;
-  std::string user_id;
-  std::optional<std::string> csrf_token;
-  std::string token;
-};
-
-// Decoded like Plug decodes a query ('+' is a space); nullopt when it is malformed.
-std::optional<Params> read_params(std::string_view query) {
-  Params params;
-  if (query.empty()) return params;  // a null view would be read as a C string by Boost.URL 1.81
-  try {
-    const boost::urls::params_view view(query, boost::urls::encoding_opts(true));
-    for (const auto& param : view) {
-      if (param.key == "vsn") params.vsn = param.value;
-      if (param.key == "user_id") params.user_id = param.value;
-      if (param.key == "_csrf_token") params.csrf_token = param.value;
-      if (param.key == "token") params.token = param.value;
-    }
-  } catch (const boost::system::system_error&) {
-    return std::nullopt;
-  }
-  return params;
-}
 
 LongPollPlan answer(int status, std::string_view content_type, std::string body) {
   LongPollPlan plan;
@@ -67,7 +39,7 @@ LongPollPlan plan_longpoll(const proto::HttpRequest& request, std::string_view p
     return plan;
   }
   if (request.method != "GET" && request.method != "POST") return answer(400, "text/plain", "");
-  const auto params = read_params(query);
+  const auto params = read_socket_connect_params(query);
   if (!params) return answer(400, "text/plain", "malformed query string\n");
   if (request.method == "POST") {
     if (params->token.empty()) return status_json(410);

@@ -12,30 +12,6 @@ namespace {
 
 namespace ws = proto::ws;
 
-struct ConnectParams {
-  std::optional<std::string> vsn;
-  std::string user_id;
-  std::optional<std::string> csrf_token;  // LiveView's _csrf_token
-};
-
-// Decoded like Plug decodes a query ('+' is a space); nullopt when it is malformed.
-std::optional<ConnectParams> read_connect_params(std::string_view query) {
-  ConnectParams params;
-  // An absent query is a null view, which Boost.URL 1.81 would read as a C string.
-  if (query.empty()) return params;
-  try {
-    const boost::urls::params_view view(query, boost::urls::encoding_opts(true));
-    for (const auto& param : view) {
-      if (param.key == "vsn") params.vsn = param.value;
-      if (param.key == "user_id") params.user_id = param.value;
-      if (param.key == "_csrf_token") params.csrf_token = param.value;
-    }
-  } catch (const boost::system::system_error&) {
-    return std::nullopt;
-  }
-  return params;
-}
-
 // "X.Y.Z" with numeric parts and nothing after them (a pre-release never matches "~>").
 bool parse_version(std::string_view text, int& major, int& minor) {
   int parts[3] = {0, 0, 0};
@@ -70,6 +46,24 @@ UpgradeAnswer refuse(const ws::UpgradeOffer& offer) {
 
 }  // namespace
 
+std::optional<SocketConnectParams> read_socket_connect_params(std::string_view query) {
+  SocketConnectParams params;
+  // An absent query is a null view, which Boost.URL 1.81 would read as a C string.
+  if (query.empty()) return params;
+  try {
+    const boost::urls::params_view view(query, boost::urls::encoding_opts(true));
+    for (const auto& param : view) {
+      if (param.key == "vsn") params.vsn = param.value;
+      if (param.key == "user_id") params.user_id = param.value;
+      if (param.key == "_csrf_token") params.csrf_token = param.value;
+      if (param.key == "token") params.token = param.value;
+    }
+  } catch (const boost::system::system_error&) {
+    return std::nullopt;
+  }
+  return params;
+}
+
 bool wants_websocket(const proto::HttpRequest& request, std::string_view path) {
   return path == kChannelsPath || path == kEchoPath || liveview_socket_scope(path, LiveViewDialect::V1) ||
          ws::is_upgrade_request(request);
@@ -97,7 +91,7 @@ UpgradeAnswer answer_upgrade(const proto::HttpRequest& request, std::string_view
   if (path == kChannelsPath || liveview) {
     // ...then connects the socket (vsn: 403), and only then lets websock_adapter check the
     // upgrade headers (400).
-    const auto params = read_connect_params(query);
+    const auto params = read_socket_connect_params(query);
     if (!params) return refuse(400, "malformed query string\n");
     const auto serializer = serializer_for_vsn(params->vsn);
     if (!serializer) return refuse(403, "");

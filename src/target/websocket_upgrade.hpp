@@ -52,6 +52,18 @@ struct UpgradeAnswer {
 // up in the route table: it asks for an upgrade, or it is for a WebSocket path.
 bool wants_websocket(const proto::HttpRequest& request, std::string_view path);
 
+// The connect parameters of a Phoenix socket's query, as the target reads them for its
+// WebSocket and LongPoll transports alike.
+struct SocketConnectParams {
+  std::optional<std::string> vsn;
+  std::string user_id;
+  std::optional<std::string> csrf_token;  // LiveView's _csrf_token
+  std::string token;                      // LongPoll's session token, "" when absent
+};
+
+// Decoded like Plug decodes a query ('+' is a space); nullopt when it is malformed.
+std::optional<SocketConnectParams> read_socket_connect_params(std::string_view query);
+
 // `root_liveview`: the LiveView dialect of /live/websocket.
 UpgradeAnswer answer_upgrade(const proto::HttpRequest& request, std::string_view path, std::string_view query,
                              bool allow_compression, LiveViewDialect root_liveview = LiveViewDialect::V1);
