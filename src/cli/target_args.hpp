@@ -18,6 +18,7 @@ struct TargetArgs {
   std::string truth_out;
   std::string ws_idle_timeout = "60s";
   bool ws_compress = false;
+  std::string longpoll_session_lifetime;  // empty: sessions end only as Phoenix ends them
   std::string liveview = "1.x";
 };
 

@@ -61,6 +61,14 @@ void add_target_options(CLI::App& cmd, TargetArgs& args) {
       });
   cmd.add_flag("--ws-compress", args.ws_compress,
                "Accept permessage-deflate when offered (Phoenix's compress: true; ~300 KiB zlib state per active socket)");
+  cmd.add_option("--longpoll-session-lifetime", args.longpoll_session_lifetime,
+                 "End every LongPoll session this long after it opened, as a restarted server loses them: its held "
+                 "poll gets 410 and its next request finds no session (phoenix.js reconnects and rejoins), e.g. 2s")
+      ->check([](const std::string& t) {
+        std::string e;
+        auto d = proto::parse_duration(t, &e);
+        return !d ? e : *d <= 0 ? std::string("must be positive") : std::string();
+      });
   cmd.add_option("--liveview", args.liveview,
                  "LiveView dialect of the demo pages under / and /live/websocket: 1.x (Phoenix 1.8.12, LiveView "
                  "1.2.10) or 0.20 (Phoenix 1.7.24, LiveView 0.20.17); /lv020/... and /lv1x/... always serve those")
@@ -81,6 +89,9 @@ int target_command(const TargetArgs& args) {
   options.truth_out = args.truth_out;
   options.ws_idle_timeout = *proto::parse_duration(args.ws_idle_timeout);
   options.ws_compress = args.ws_compress;
+  if (!args.longpoll_session_lifetime.empty()) {
+    options.longpoll_session_lifetime = *proto::parse_duration(args.longpoll_session_lifetime);
+  }
   options.liveview = *target::parse_liveview_dialect(args.liveview);
   if (args.procs > 1 && options.tls_listen && options.tls_listen->port == 0) {
     std::fprintf(stderr, "stampede target: --procs needs a fixed --tls-listen port (each process would take its own)\n");

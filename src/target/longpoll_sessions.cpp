@@ -15,7 +15,8 @@ namespace longpoll = proto::phx::longpoll;
 // yet, and the poll held for them.
 class LongPollSessions::Session final : public ChannelsSink {
  public:
-  Session(LongPollSessions& owner, std::string token, Nanos now) : token(std::move(token)), last_poll(now), owner_(owner) {}
+  Session(LongPollSessions& owner, std::string token, Nanos now)
+      : token(std::move(token)), opened_at(now), last_poll(now), owner_(owner) {}
   ~Session() {
     // Quietly, as a WebSocket session at shutdown: the owner calls handle_disconnect() first
     // when the session ends while the target runs.
@@ -63,6 +64,7 @@ class LongPollSessions::Session final : public ChannelsSink {
   std::vector<std::string> buffer;  // serialized frames, oldest first
   Reply held;                       // the poll waiting for them
   Nanos held_until = 0;
+  Nanos opened_at = 0;
   Nanos last_poll = 0;
   bool ended = false;      // the application closed the socket
   bool is_ready = false;   // in the owner's ready list
@@ -203,6 +205,7 @@ void LongPollSessions::handle_time(Nanos now) {
   for (auto& [token, session] : sessions_) {
     if (session->held && session->held_until <= now) answer(*session, 204);
     if (!session->held && now - session->last_poll > idle_limit()) idle.push_back(token);
+    else if (services_.lifetime > 0 && now - session->opened_at >= services_.lifetime) idle.push_back(token);
     if (const auto due = session->next_due(); due && *due <= now) session->handle_time(now);
   }
   for (const std::string& token : idle) {
@@ -224,6 +227,7 @@ void LongPollSessions::note_due(const Session& session) {
   } else {
     earlier(session.last_poll + idle_limit() + 1);
   }
+  if (services_.lifetime > 0) earlier(session.opened_at + services_.lifetime);
   if (const auto at = session.next_due()) earlier(*at);
 }
 

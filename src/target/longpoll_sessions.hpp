@@ -15,7 +15,9 @@
 //                            which is "session gone" to one that held a token
 //   POST, a token no session has  {"status":410}
 // A session that nobody polled for 1.5 windows ends (Phoenix's :shutdown_if_inactive), as does
-// one whose socket the application closed (an undecodable frame).
+// one whose socket the application closed (an undecodable frame), and, with a lifetime
+// (Services::lifetime), one that old: its held poll gets {"status":410}, as when it ends
+// otherwise.
 //
 // Frames the application sends as binary (a binary reply) go as their base64 text: a LongPoll
 // message is a JSON string.
@@ -61,6 +63,10 @@ class LongPollSessions {
     // from the loop, outside the bus's delivery.
     std::function<void()> wake;
     Nanos window = kDefaultWindow;
+    // Not Phoenix's: every session ends this long after it opened (0: never), as if the server
+    // restarted, so that clients' reconnects can be tested (stampede target
+    // --longpoll-session-lifetime).
+    Nanos lifetime = 0;
   };
 
   // What opens a session: the socket's application, as the WebSocket upgrade decides it.

@@ -27,6 +27,9 @@ struct TargetOptions {
   // WebSockets (/socket/websocket, /ws):
   Nanos ws_idle_timeout = 60 * kSecond;  // --ws-idle-timeout: closed (1000) after this long without a client frame
   bool ws_compress = false;              // --ws-compress: accept permessage-deflate (Phoenix's `compress: true`)
+  // LongPoll (/socket/longpoll, /live/longpoll): --longpoll-session-lifetime, 0: a session
+  // ends only as Phoenix ends one (nobody polled for 15 s, the application closed it).
+  Nanos longpoll_session_lifetime = 0;
   // LiveView demo (/counter, /posts, ... and /live/websocket):
   LiveViewDialect liveview = LiveViewDialect::V1;  // --liveview: the dialect under "/" (/lv020, /lv1x are fixed)
 };

@@ -59,6 +59,7 @@ void TargetServer::Impl::start() {
   shared.worker_count = options.threads;
   shared.ws_idle_timeout = options.ws_idle_timeout;
   shared.ws_compress = options.ws_compress;
+  shared.longpoll_session_lifetime = options.longpoll_session_lifetime;
   shared.liveview_dialect = options.liveview;
   shared.liveview_posts = &liveview_posts;
 

@@ -48,6 +48,7 @@ struct WorkerShared {
   unsigned worker_count = 1;
   Nanos ws_idle_timeout = 60 * kSecond;  // a WebSocket that sends nothing for this long is closed
   bool ws_compress = false;              // accept permessage-deflate when offered
+  Nanos longpoll_session_lifetime = 0;   // a LongPoll session ends this long after it opened (0: never)
   LiveViewDialect liveview_dialect = LiveViewDialect::V1;  // of the pages under "/" and /live/websocket
   LiveViewPostsStore* liveview_posts = nullptr;            // the LiveView demo's posts
   TargetMetrics* metrics = nullptr;                        // GET /metrics

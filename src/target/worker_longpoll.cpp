@@ -13,6 +13,7 @@ Worker::~Worker() = default;
 LongPollSessions& Worker::longpoll() {
   if (!longpoll_) {
     LongPollSessions::Services services{channels(), route_state_.random, route_state_.liveview_posts, index_, {}};
+    services.lifetime = shared_.longpoll_session_lifetime;
     // A broadcast reached a session with a held poll: answer it from the loop, once the bus
     // has finished delivering.
     services.wake = [this] {

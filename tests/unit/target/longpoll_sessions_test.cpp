@@ -176,5 +176,40 @@ TEST_F(LongPollSessionsTest, AnUndecodableFrameEndsTheSession) {
   EXPECT_EQ(sessions_.size(), 0u);
 }
 
+
+TEST(LongPollSessionsLifetime, ASessionEndsItsLifetimeAfterItOpenedHeldPollOrNot) {
+  PresenceRegistry presence;
+  ChannelsBus bus(presence, 0, 1, 1);
+  TokenRandom random(3);
+  LongPollSessions::Services services{bus, random, nullptr, 0, {}};
+  services.lifetime = 2 * kSecond;
+  LongPollSessions sessions(services);
+  std::vector<lp::Response> answers;
+  auto poll = [&](const std::string& token, Nanos now) {
+    sessions.poll(token, LongPollSessions::Open{}, now, [&](std::string body) { answers.push_back(decoded(body)); });
+  };
+  const std::string held = *decoded(sessions.open(LongPollSessions::Open{}, 0)).token;
+  const std::string between = *decoded(sessions.open(LongPollSessions::Open{}, kSecond)).token;
+  poll(held, 500 * kMilli);
+  ASSERT_EQ(sessions.next_due(), 2 * kSecond);  // the first lifetime, before the poll's window
+  sessions.handle_time(2 * kSecond - 1);
+  EXPECT_TRUE(answers.empty());
+  EXPECT_EQ(sessions.size(), 2u);
+  sessions.handle_time(2 * kSecond);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].status, 410);  // the held poll learns its session is gone
+  EXPECT_FALSE(answers[0].token);
+  EXPECT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions.next_due(), 3 * kSecond);
+  sessions.handle_time(3 * kSecond);
+  EXPECT_EQ(sessions.size(), 0u);
+  // The other one, polled after its end: a new session (410 with a new token).
+  poll(between, 3 * kSecond);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1].status, 410);
+  ASSERT_TRUE(answers[1].token);
+  EXPECT_NE(*answers[1].token, between);
+}
+
 }  // namespace
 }  // namespace stampede::target
