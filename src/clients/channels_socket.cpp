@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "clients/phoenix_reconnect.hpp"
+
 namespace stampede::clients {
 
 namespace phx = proto::phx;
@@ -30,6 +32,10 @@ ChannelsSocket::ChannelsSocket(ClientContext& ctx, ChannelsOptions options, Send
   ids_.dropped = s.id("channel.messages.dropped", K::Counter);
   ids_.heartbeat = s.id("channel.heartbeat", K::Timing);
   ids_.heartbeat_timeouts = s.id("channel.heartbeat.timeouts", K::Counter);
+  if (options_.reconnect) {
+    ids_.rejoin = s.id("channel.rejoin", K::Timing);
+    ids_.rejoin_errors = s.id("channel.rejoin.errors", K::Counter);
+  }
 }
 
 ChannelsSocket::~ChannelsSocket() = default;
@@ -60,8 +66,18 @@ void ChannelsSocket::send(const phx::Message& m) {
 
 void ChannelsSocket::on_open() {
   if (closed_) return;  // closed while connecting: it stays closed
+  const bool reopened = reconnecting_;
   open_ = true;
+  reconnecting_ = false;
   arm_heartbeat();
+  if (!reopened) return;
+  // phoenix.js: each errored channel rejoins as the socket opens (its onOpen callback), then
+  // the socket's sendBuffer goes; a channel's own pushes wait for its rejoin's reply.
+  std::vector<std::string> topics;
+  for (const auto& [topic, ch] : channels_)
+    if (ch.state == Channel::State::Errored) topics.push_back(topic);
+  for (const std::string& topic : topics) rejoin(topic);
+  send_unsent();
 }
 
 // --- heartbeats: first one an interval after open, the next an interval after its reply;
@@ -126,6 +142,16 @@ std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos
     }
   });
   p.sent_at = ctx_.clock.now();
+  const auto ch = channels_.find(p.topic);
+  const bool channel_waits = kind != RequestKind::Join && kind != RequestKind::Rejoin && ch != channels_.end() &&
+                             ch->second.waits_for_rejoin();
+  if (!closed_ && (reconnecting_ || (open_ && channel_waits))) {
+    // Sent once the socket is open again and the channel rejoined, or failed by its timeout.
+    p.counted_sent = false;
+    p.unsent = std::make_unique<phx::Message>(std::move(m));
+    pending_.emplace(ref, std::move(p));
+    return ref;
+  }
   if (closed_ || !open_) {
     p.counted_sent = false;
     pending_.emplace(ref, std::move(p));
@@ -152,14 +178,17 @@ void ChannelsSocket::join(const std::string& topic, std::string payload_json, Na
   m.payload = payload_json.empty() ? "{}" : std::move(payload_json);
   const std::string join_ref = std::to_string(ref_counter_ + 1);  // join_ref == ref of the join
   m.join_ref = join_ref;
-  const auto previous = channels_.find(topic) == channels_.end() ? std::nullopt : std::optional(channels_[topic]);
+  std::optional<Channel> previous;
+  if (auto it = channels_.find(topic); it != channels_.end()) previous.emplace(std::move(it->second));
   Channel& ch = channels_[topic];
+  ch = Channel{};
   ch.state = Channel::State::Joining;
   ch.join_ref = join_ref;
+  if (options_.reconnect) ch.payload = m.payload;
   try {
     send_request(RequestKind::Join, std::move(m), timeout, std::move(done));
   } catch (...) {
-    if (previous) channels_[topic] = *previous; else channels_.erase(topic);
+    if (previous) channels_[topic] = std::move(*previous); else channels_.erase(topic);
     throw;
   }
 }
@@ -176,6 +205,18 @@ void ChannelsSocket::push(const std::string& topic, const std::string& event, st
 }
 
 void ChannelsSocket::leave(const std::string& topic, Nanos timeout, ReplyHandler done) {
+  if (auto it = channels_.find(topic); it != channels_.end() && it->second.waits_for_rejoin() && !closed_) {
+    // phoenix.js answers a leave it cannot push "ok" at once: the server's channel went with
+    // the lost connection, and the rejoin is called off.
+    channels_.erase(it);
+    post([done = std::move(done)] {
+      ChannelReply r;
+      r.status = "ok";
+      r.response = "{}";
+      if (done) done(r);
+    });
+    return;
+  }
   phx::Message m;
   m.topic = topic;
   m.event = "phx_leave";
@@ -249,6 +290,28 @@ void ChannelsSocket::on_reply(const phx::Message& m) {
     r.response = m.payload;
   }
   Pending& p = it->second;
+  if (p.kind == RequestKind::Rejoin) {
+    const std::string topic = p.topic;
+    auto ch = channels_.find(topic);
+    const bool current = ch != channels_.end() && ch->second.join_ref == p.join_ref;
+    if (current) {
+      ch->second.state = r.status == "ok" ? Channel::State::Joined : Channel::State::Errored;
+      if (r.status == "ok") {
+        ch->second.rejoin_tries = 0;
+        if (auto pr = presence_.find(topic); pr != presence_.end()) pr->second.presence.set_join_ref(p.join_ref);
+      }
+    }
+    finish(*m.ref, std::move(r));  // may change channels_
+    if (!current) return;
+    if (auto again = channels_.find(topic); again != channels_.end()) {
+      if (again->second.state == Channel::State::Joined) {
+        send_unsent();  // the pushes made while it rejoined
+      } else if (again->second.state == Channel::State::Errored) {
+        rejoin_later(topic);  // refused: phoenix.js tries again after rejoinAfterMs
+      }
+    }
+    return;
+  }
   if (p.kind == RequestKind::Join) {
     auto ch = channels_.find(p.topic);
     if (ch != channels_.end() && ch->second.join_ref == p.join_ref) {
@@ -452,16 +515,22 @@ void ChannelsSocket::wait_presence(const std::string& topic, std::uint64_t after
 
 void ChannelsSocket::record_outcome(RequestKind kind, const Pending& p, const ChannelReply& reply) {
   if (kind == RequestKind::Heartbeat) return;
-  const auto timing = kind == RequestKind::Join ? ids_.join : kind == RequestKind::Push ? ids_.push : ids_.leave;
-  const auto errors =
-      kind == RequestKind::Join ? ids_.join_errors : kind == RequestKind::Push ? ids_.push_errors : ids_.leave_errors;
+  const auto timing = kind == RequestKind::Join     ? ids_.join
+                      : kind == RequestKind::Push   ? ids_.push
+                      : kind == RequestKind::Rejoin ? ids_.rejoin
+                                                    : ids_.leave;
+  const auto errors = kind == RequestKind::Join     ? ids_.join_errors
+                      : kind == RequestKind::Push   ? ids_.push_errors
+                      : kind == RequestKind::Rejoin ? ids_.rejoin_errors
+                                                    : ids_.leave_errors;
   if (reply.failure.empty() && options_.record_metrics) ctx_.sink.record(timing, ctx_.clock.now() - p.sent_at);
   // A request cut off because the scenario closed the socket is neither done nor failed.
   if (reply.failure == "closed" && closing_by_scenario_) return;
   const bool ok = reply.ok();
   if (!ok) {
     const std::string reason = reply.failure.empty()
-                                   ? (kind == RequestKind::Join ? std::string("refused") : "status " + reply.status)
+                                   ? (kind == RequestKind::Join || kind == RequestKind::Rejoin ? std::string("refused")
+                                                                                               : "status " + reply.status)
                                    : reply.failure;
     if (options_.record_metrics) ctx_.sink.add_error(errors, reason);
   }
@@ -480,6 +549,14 @@ void ChannelsSocket::finish(const std::string& ref, ChannelReply reply) {
     if (ch != channels_.end() && ch->second.join_ref == p.join_ref) channels_.erase(ch);
   }
   record_outcome(p.kind, p, reply);
+  if (p.kind == RequestKind::Rejoin && reply.failure == "timeout") {
+    // No reply in time: phoenix.js's join timeout errors the channel and tries again later.
+    auto ch = channels_.find(p.topic);
+    if (ch != channels_.end() && ch->second.join_ref == p.join_ref) {
+      ch->second.state = Channel::State::Errored;
+      rejoin_later(p.topic);
+    }
+  }
   if (p.done) p.done(reply);
 }
 
@@ -505,6 +582,7 @@ void ChannelsSocket::on_closed(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   open_ = false;
+  reconnecting_ = false;
   closed_reason_ = reason;
   heartbeat_timer_.cancel();
   channels_.clear();
@@ -528,6 +606,102 @@ void ChannelsSocket::on_closed(const std::string& reason) {
     for (auto& [id, done] : ws) done(false);
   }
   presence_timers_.clear();
+}
+
+void ChannelsSocket::on_connection_lost(const std::string& reason) {
+  if (closed_ || !open_) return;
+  open_ = false;
+  reconnecting_ = true;
+  closed_reason_ = reason;
+  heartbeat_timer_.cancel();
+  heartbeat_ref_.reset();
+  // Joined channels rejoin once the socket opens again; a join, leave or rejoin that was in
+  // flight went with the connection (its request fails below, its channel is not rejoined
+  // unless it was joined).
+  std::vector<std::string> gone;
+  for (auto& [topic, ch] : channels_) {
+    if (ch.state == Channel::State::Joined || ch.state == Channel::State::Rejoining ||
+        ch.state == Channel::State::Errored) {
+      ch.state = Channel::State::Errored;
+      ch.rejoin_timer.reset();
+    } else {
+      gone.push_back(topic);
+    }
+  }
+  for (const std::string& topic : gone) channels_.erase(topic);
+  std::vector<std::string> refs;
+  for (const auto& [ref, p] : pending_)
+    if (!p.unsent) refs.push_back(ref);
+  for (const auto& ref : refs) {
+    ChannelReply r;
+    r.failure = "closed";
+    r.message = "the connection was lost (" + reason + "); the socket reconnects";
+    finish(ref, std::move(r));
+  }
+}
+
+void ChannelsSocket::rejoin(const std::string& topic) {
+  auto it = channels_.find(topic);
+  if (it == channels_.end() || it->second.state != Channel::State::Errored || !open_) return;
+  phx::Message m;
+  m.topic = topic;
+  m.event = "phx_join";
+  m.payload = it->second.payload.empty() ? "{}" : it->second.payload;
+  const std::string join_ref = std::to_string(ref_counter_ + 1);  // join_ref == ref of the join
+  m.join_ref = join_ref;
+  it->second.state = Channel::State::Rejoining;
+  it->second.join_ref = join_ref;
+  it->second.rejoin_timer.reset();
+  try {
+    send_request(RequestKind::Rejoin, std::move(m), options_.default_timeout, nullptr);
+  } catch (const std::invalid_argument&) {
+    // It encoded when first joined; a custom serializer that fails now leaves it errored.
+    if (auto again = channels_.find(topic); again != channels_.end()) again->second.state = Channel::State::Errored;
+  }
+}
+
+void ChannelsSocket::rejoin_later(const std::string& topic) {
+  auto it = channels_.find(topic);
+  if (it == channels_.end() || !open_) return;  // not open: on_open() rejoins it
+  Channel& ch = it->second;
+  ch.rejoin_timer = std::make_unique<boost::asio::steady_timer>(ctx_.io);
+  ch.rejoin_timer->expires_after(std::chrono::nanoseconds(phoenix_rejoin_after(++ch.rejoin_tries)));
+  ch.rejoin_timer->async_wait([weak = weak_from_this(), topic](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->rejoin(topic);
+  });
+}
+
+void ChannelsSocket::send_unsent() {
+  if (!open_ || closed_) return;
+  std::vector<std::string> refs;
+  for (const auto& [ref, p] : pending_)
+    if (p.unsent) refs.push_back(ref);
+  for (const std::string& ref : refs) {
+    auto it = pending_.find(ref);
+    if (it == pending_.end() || !it->second.unsent) continue;
+    Pending& p = it->second;
+    phx::Message& m = *p.unsent;
+    if (auto ch = channels_.find(m.topic); ch != channels_.end()) {
+      if (p.kind != RequestKind::Join && ch->second.waits_for_rejoin()) continue;  // after its rejoin
+      if (p.kind != RequestKind::Join) m.join_ref = ch->second.join_ref;        // the rejoin's
+    }
+    phx::Frame frame;
+    try {
+      frame = encode(m);
+    } catch (const std::invalid_argument& e) {
+      ChannelReply r;
+      r.failure = "closed";
+      r.message = e.what();
+      finish(ref, std::move(r));
+      continue;
+    }
+    p.unsent.reset();
+    p.counted_sent = true;
+    ctx_.sink.request_sent();
+    send_(std::move(frame.data), frame.binary_frame);
+    if (!open_) return;  // the transport may close the socket as it sends
+  }
 }
 
 void ChannelsSocket::close(const std::string& reason) {

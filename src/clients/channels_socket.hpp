@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clients/client_context.hpp"
 #include "clients/small_map.hpp"
@@ -63,6 +64,9 @@ struct ChannelsOptions {
   // line break is refused when encoded (std::invalid_argument), before anything is pending.
   // Only a custom serializer can produce one; JSON escapes line breaks.
   bool one_line_frames = false;
+  // Set by PhoenixConnection when the socket reconnects after losing its connection
+  // (docs/design/049): each join's payload is kept for its rejoin.
+  bool reconnect = false;
 };
 
 class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
@@ -79,6 +83,12 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   void on_frame(std::string_view data, bool binary);
   // The connection is gone: every pending request fails with `closed` and this reason.
   void on_closed(const std::string& reason);
+  // The connection is gone but the owner reconnects (phoenix.js: onConnClose, then its
+  // reconnectTimer): requests in flight fail with `closed` (their replies went with the
+  // server's session), joined channels wait to rejoin, and requests made from now on wait for
+  // the next on_open() (and their channel's rejoin) within their own timeouts. The next
+  // on_open() rejoins every joined channel with its join payload, as phoenix.js does.
+  void on_connection_lost(const std::string& reason);
 
   // --- requests: the handler is called exactly once, never from inside the call ---
   void join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done);
@@ -108,13 +118,16 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
                      std::function<void(bool)> done);
 
   bool is_open() const { return open_; }
+  bool is_closed() const { return closed_; }    // for good: on_closed() or close() ran
+  bool reconnecting() const { return reconnecting_; }
   bool joined(const std::string& topic) const;
   // Closes the connection (normal closure) and fails whatever is pending.
   void close(const std::string& reason = "closed by the scenario");
   const ChannelsOptions& options() const { return options_; }
 
  private:
-  enum class RequestKind { Join, Push, Leave, Heartbeat };
+  // Rejoin: the socket's own join of a channel joined before the connection was lost.
+  enum class RequestKind { Join, Push, Leave, Heartbeat, Rejoin };
   struct Pending {
     RequestKind kind;
     std::string topic;
@@ -125,10 +138,18 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
     // False for a request the socket was not open to write: it is counted sent when it
     // fails, so that sent = completed + failed + in flight, as HTTP counts one never written.
     bool counted_sent = true;
+    // Made while the socket reconnected (or its channel rejoined): sent once it can be, with
+    // the channel's join_ref of then (phoenix.js's sendBuffer and pushBuffer).
+    std::unique_ptr<proto::phx::Message> unsent;
   };
   struct Channel {
-    enum class State { Joining, Joined, Leaving, Errored, Closed } state = State::Joining;
+    // Errored: joined when the connection was lost, to rejoin; Rejoining: its rejoin is sent.
+    enum class State { Joining, Joined, Leaving, Errored, Rejoining, Closed } state = State::Joining;
     std::string join_ref;
+    std::string payload;  // the join's, kept for rejoins when options_.reconnect
+    unsigned rejoin_tries = 0;
+    std::unique_ptr<boost::asio::steady_timer> rejoin_timer;  // after a refused rejoin
+    bool waits_for_rejoin() const { return state == State::Errored || state == State::Rejoining; }
   };
   struct Waiter {
     std::string topic;
@@ -158,12 +179,16 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   void send_heartbeat();
   void notify_presence(const std::string& topic);
   void post(std::function<void()> fn);
+  void rejoin(const std::string& topic);
+  void rejoin_later(const std::string& topic);
+  void send_unsent();
 
   ClientContext& ctx_;
   ChannelsOptions options_;
   Send send_;
   Close close_;
   bool open_ = false;
+  bool reconnecting_ = false;  // lost, and the owner reconnects: on_connection_lost()
   std::string closed_reason_;  // why the socket closed, for requests made after it
   bool closed_ = false;
   std::uint64_t ref_counter_ = 0;
@@ -171,7 +196,7 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   // Sized for an idle socket (tens of thousands per process): small maps that free their
   // memory when empty, and a list, which allocates nothing while empty (libstdc++'s
   // std::deque allocates over 500 bytes as soon as it is constructed).
-  SmallMap<std::string, Pending> pending_;  // by ref
+  SmallMap<std::string, Pending> pending_;  // by ref, oldest first (the order unsent ones go in)
   SmallMap<std::string, Channel> channels_;  // by topic
   std::list<ChannelMessage> buffer_;
   std::map<std::uint64_t, Waiter> waiters_;  // by id
@@ -185,7 +210,7 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
 
   struct Ids {
     metrics::MetricId join, join_errors, push, push_errors, leave, leave_errors, messages, dropped, heartbeat,
-        heartbeat_timeouts;
+        heartbeat_timeouts, rejoin, rejoin_errors;
   };
   Ids ids_{};
 };
