@@ -153,4 +153,10 @@ void LongPollCycle::close() {
   flush_scheduled_ = false;
 }
 
+void LongPollCycle::reopen() {
+  close();
+  token_.reset();
+  state_ = State::Connecting;
+}
+
 }  // namespace stampede::clients

@@ -9,6 +9,7 @@
 //        |                              |--poll: 410 (the token is gone)------> Closed 3410 session_gone
 //        |                              |--poll: 403 -> 1008, 500 / no JSON -> 1011, timeout -> 1005
 //        +--any of those-------------> Closed (the connect fails)
+//   Closed --reopen()--> Connecting (no token: a new session), as the socket reconnects
 //   Frames queue while a POST is in flight and go in the next one, at most 100 per POST
 //   (MAX_LONGPOLL_BATCH_SIZE); a POST answered with anything but {"status":200} closes 1011.
 //
@@ -70,6 +71,9 @@ class LongPollCycle {
 
   // The caller closed the socket: nothing more is polled or sent.
   void close();
+  // Connecting again once closed, as phoenix.js's Socket does with a new LongPoll: without a
+  // token, so the server opens a new session (410 + token). Nothing queued carries over.
+  void reopen();
 
  private:
   Close end(std::uint16_t code, std::string reason, std::string error_reason, std::string message, int status);

@@ -35,6 +35,16 @@ class LongPollSession::Impl : public std::enable_shared_from_this<Impl> {
     get(options_.connect_timeout);
   }
 
+  void reopen(std::function<void(ConnectResult)> done) {
+    if (!cycle_) throw std::logic_error("LongPollSession::reopen before connect");
+    cycle_->reopen();
+    drop_http();
+    http_ = std::make_unique<HttpSession>(ctx_, HttpSession::OnDestroy::discard);
+    connect_done_ = std::move(done);
+    ctx_.sink.request_sent();  // the first GET again: the socket's handshake
+    get(options_.connect_timeout);
+  }
+
   bool send(std::string_view data, bool binary) {
     if (!cycle_ || cycle_->state() != LongPollCycle::State::Open) return false;
     // phoenix.js collects the sends of one event-loop turn into one POST (setTimeout 0).
@@ -167,6 +177,8 @@ void LongPollSession::connect(std::string endpoint_url, Options options, std::fu
 }
 
 bool LongPollSession::send(std::string_view data, bool binary) { return impl_->send(data, binary); }
+
+void LongPollSession::reopen(std::function<void(ConnectResult)> done) { impl_->reopen(std::move(done)); }
 
 void LongPollSession::close() { impl_->close(); }
 

@@ -77,6 +77,10 @@ class LongPollSession {
   void connect(std::string endpoint_url, Options options, std::function<void(ConnectResult)> done);
   // Queues a frame; false (nothing sent) unless open.
   bool send(std::string_view data, bool binary);
+  // After the session ended by itself (on_close was called): connects again, as connect()
+  // did, with a first GET without a token (a new server session). `done` as connect's.
+  // Throws std::logic_error unless connect() was called before.
+  void reopen(std::function<void(ConnectResult)> done);
   // Stops: requests in flight are abandoned (their connections closed), nothing is called
   // back. phoenix.js tells the server nothing either: its session ends when polls stop.
   void close();

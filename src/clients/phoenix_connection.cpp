@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "clients/phoenix_reconnect.hpp"
+#include "clients/worker_timers.hpp"
 #include "proto/phoenix_longpoll.hpp"
 
 namespace stampede::clients {
@@ -11,6 +13,21 @@ std::optional<PhoenixTransport> phoenix_transport_named(std::string_view name) {
   if (name == "longpoll") return PhoenixTransport::LongPoll;
   return std::nullopt;
 }
+
+struct PhoenixConnection::Reconnect {
+  explicit Reconnect(metrics::MetricSink& sink)
+      : reconnects(sink.id("channel.reconnects", metrics::Kind::Counter)),
+        errors(sink.id("channel.reconnect.errors", metrics::Kind::Counter)) {}
+  std::string url;                              // WebSocket only
+  WebSocketSession::ConnectOptions options;     // WebSocket only
+  PhoenixBackoff backoff{&phoenix_reconnect_after};
+  WorkerTimer timer;  // the next try; cancelled with the connection
+  metrics::MetricId reconnects;
+  metrics::MetricId errors;
+};
+
+PhoenixConnection::PhoenixConnection() = default;
+PhoenixConnection::~PhoenixConnection() = default;
 
 namespace {
 
@@ -25,7 +42,10 @@ void make_websocket(PhoenixConnection& connection, ClientContext& ctx, std::weak
   callbacks.on_close = [weak](const WebSocketSession::CloseInfo& info) {
     if (auto c = weak.lock()) {
       auto phx = c->phx;
-      phx->on_closed(info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error);
+      const std::string reason =
+          info.clean || !info.reason.empty() ? fmt::format("{} {}", info.code, info.reason) : info.error;
+      if (c->reconnects && phx->is_open()) return c->on_lost(reason);
+      phx->on_closed(reason);
     }
   };
   connection.ws = std::make_unique<WebSocketSession>(ctx, std::move(callbacks));
@@ -43,7 +63,9 @@ void make_longpoll(PhoenixConnection& connection, ClientContext& ctx, std::weak_
   callbacks.on_close = [weak](std::uint16_t code, const std::string& reason, const std::string& error) {
     if (auto c = weak.lock()) {
       auto phx = c->phx;
-      phx->on_closed(fmt::format("{} {}: {}", code, reason, error));
+      const std::string why = fmt::format("{} {}: {}", code, reason, error);
+      if (c->reconnects && phx->is_open()) return c->on_lost(why);
+      phx->on_closed(why);
     }
   };
   connection.longpoll = std::make_unique<LongPollSession>(ctx, std::move(callbacks));
@@ -54,6 +76,8 @@ void make_longpoll(PhoenixConnection& connection, ClientContext& ctx, std::weak_
 std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, ChannelsOptions options,
                                                            PhoenixTransport transport) {
   auto connection = std::make_shared<PhoenixConnection>();
+  connection->ctx = &ctx;
+  connection->reconnects = options.reconnect;
   std::weak_ptr<PhoenixConnection> weak = connection;
   if (transport == PhoenixTransport::LongPoll) {
     options.one_line_frames = true;
@@ -79,6 +103,7 @@ std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, C
         if (c->ws) c->ws->close(code, reason, reason == "heartbeat timeout" ? reason : std::string_view{});
         // LongPoll has no close handshake: phoenix.js just stops polling.
         if (c->longpoll) c->longpoll->close();
+        if (c->reconnect) c->reconnect->timer.cancel();  // the socket is closing for good
       });
   return connection;
 }
@@ -89,6 +114,11 @@ void PhoenixConnection::connect(const std::string& url, WebSocketSession::Connec
     if (result.ok()) phx->on_open();
     done(result);
   };
+  if (reconnects && ws) {
+    reconnect = std::make_unique<Reconnect>(ctx->sink);
+    reconnect->url = url;
+    reconnect->options = options;
+  }
   if (longpoll) {
     LongPollSession::Options lp;
     lp.headers = std::move(options.headers);
@@ -103,8 +133,52 @@ void PhoenixConnection::connect(const std::string& url, WebSocketSession::Connec
 void PhoenixConnection::release(const std::string& reason) {
   auto keep = phx;  // alive while it fails what is pending
   keep->close(reason);
+  reconnect.reset();
   ws.reset();
   longpoll.reset();
+}
+
+// --- reconnecting ---
+
+void PhoenixConnection::on_lost(const std::string& reason) {
+  if (!reconnect) reconnect = std::make_unique<Reconnect>(ctx->sink);
+  phx->on_connection_lost(reason);
+  // The WebSocket session is spent (one connection each); destroying it from its own
+  // callback is fine. LongPoll keeps its session and reopens it.
+  ws.reset();
+  ctx->timers().schedule(reconnect->timer, reconnect->backoff.next_try(ctx->clock.now()),
+                         &PhoenixConnection::reconnect_due, this);
+}
+
+// The timer is a member: it cannot fire after the connection is gone.
+void PhoenixConnection::reconnect_due(void* self) { static_cast<PhoenixConnection*>(self)->reconnect_now(); }
+
+void PhoenixConnection::reconnect_now() {
+  if (!reconnect || phx->is_closed()) return;
+  std::weak_ptr<PhoenixConnection> weak = weak_from_this();
+  auto done = [weak](const WebSocketSession::ConnectResult& result) {
+    if (auto c = weak.lock()) c->on_reconnected(result);
+  };
+  if (longpoll) {
+    longpoll->reopen(std::move(done));
+    return;
+  }
+  make_websocket(*this, *ctx, weak);
+  ws->connect(reconnect->url, reconnect->options, std::move(done));
+}
+
+void PhoenixConnection::on_reconnected(const WebSocketSession::ConnectResult& result) {
+  if (!reconnect || phx->is_closed()) return;
+  if (result.ok()) {
+    reconnect->backoff.reset();
+    ctx->sink.add(reconnect->reconnects);
+    phx->on_open();  // rejoins its channels
+    return;
+  }
+  ctx->sink.add_error(reconnect->errors, result.error_reason.empty() ? "failed" : result.error_reason);
+  ws.reset();
+  ctx->timers().schedule(reconnect->timer, reconnect->backoff.next_try(ctx->clock.now()),
+                         &PhoenixConnection::reconnect_due, this);
 }
 
 }  // namespace stampede::clients

@@ -27,12 +27,19 @@ enum class PhoenixTransport { WebSocket, LongPoll };
 // "websocket" or "longpoll" (the Lua `transport` option); nullopt for anything else.
 std::optional<PhoenixTransport> phoenix_transport_named(std::string_view name);
 
-struct PhoenixConnection {
-  // One of the two, null once released.
+struct PhoenixConnection : std::enable_shared_from_this<PhoenixConnection> {
+  // One of the two, null once released (the WebSocket also while it reconnects).
   std::unique_ptr<WebSocketSession> ws;
   std::unique_ptr<LongPollSession> longpoll;
   std::shared_ptr<ChannelsSocket> phx;
 
+  // With `options.reconnect`, a connection lost after the socket opened is not the socket's
+  // end: as phoenix.js's Socket does, it connects again after reconnectAfterMs
+  // (phoenix_reconnect.hpp), a LongPoll session with a fresh GET for a new token, a
+  // WebSocket with a new session to the same URL; once open, the socket rejoins its channels
+  // (ChannelsSocket::on_connection_lost). Counted in channel.reconnects and, per failed try,
+  // channel.reconnect.errors; the loss itself in the transport's metrics (longpoll.errors,
+  // ws.disconnects). A heartbeat timeout or a frame that is not Phoenix still ends the socket.
   static std::shared_ptr<PhoenixConnection> make(ClientContext& ctx, ChannelsOptions options,
                                                  PhoenixTransport transport = PhoenixTransport::WebSocket);
 
@@ -44,6 +51,23 @@ struct PhoenixConnection {
                std::function<void(const WebSocketSession::ConnectResult&)> done);
   // Closes the socket (what is pending fails with `reason`) and drops the transport.
   void release(const std::string& reason);
+
+  // --- reconnecting (the transports' callbacks and the timer call these) ---
+  void on_lost(const std::string& reason);
+  static void reconnect_due(void* self);
+  void reconnect_now();
+  void on_reconnected(const WebSocketSession::ConnectResult& result);
+
+  // What a reconnect needs beyond the transport: made when the socket connects (a WebSocket
+  // keeps its URL and options for the next session) or when it is first lost (LongPoll
+  // reopens its own session). Null unless `options.reconnect`.
+  struct Reconnect;
+  std::unique_ptr<Reconnect> reconnect;
+  ClientContext* ctx = nullptr;
+  bool reconnects = false;
+
+  PhoenixConnection();
+  ~PhoenixConnection();
 };
 
 }  // namespace stampede::clients

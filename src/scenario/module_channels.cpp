@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <lua.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clients/absinthe_client.hpp"
@@ -218,6 +219,7 @@ int l_connect(lua_State* L) {
   int params_index = 0;
   auto transport = clients::PhoenixTransport::WebSocket;
   bool heartbeat_given = false;
+  std::optional<bool> reconnect;
   if (has_opts) {
     lua_getfield(L, 2, "transport");
     if (!lua_isnil(L, -1)) {
@@ -262,6 +264,12 @@ int l_connect(lua_State* L) {
     ws_options.timeout = options.default_timeout;
     lua_pop(L, 1);
     socket_options_arg(L, 2, "channels.connect", ws_options);
+    lua_getfield(L, 2, "reconnect");
+    if (!lua_isnil(L, -1)) {
+      if (!lua_isboolean(L, -1)) luaL_error(L, "channels.connect: reconnect must be true or false");
+      reconnect = lua_toboolean(L, -1) != 0;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, 2, "buffer");
     if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
     lua_pop(L, 1);
@@ -270,6 +278,10 @@ int l_connect(lua_State* L) {
   }
   // phoenix.js sends no heartbeats over LongPoll (skipHeartbeat): its polls keep the session.
   if (transport == clients::PhoenixTransport::LongPoll && !heartbeat_given) options.heartbeat_interval = 0;
+  // phoenix.js reconnects either transport; over LongPoll a session the server lost (410) is
+  // routine, so it reconnects by default there. A WebSocket keeps ending the socket on a lost
+  // connection unless asked (docs/design/049).
+  options.reconnect = reconnect.value_or(transport == clients::PhoenixTransport::LongPoll);
   const std::string url = proto::phx::socket_url(base, socket_params_arg(L, params_index), vsn);
   Vu& vu = require_vu(L, "channels.connect");
 
@@ -424,7 +436,8 @@ int l_next(lua_State* L) {
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 4));
   const Nanos timeout = remaining_arg(L, 5);
   if (const auto* m = h->phx->find(topic, event, after)) return push_message(L, m);
-  if (!h->phx->is_open() || timeout == 0) return push_message(L, nullptr);
+  // A socket that reconnects gets its messages again once it rejoined: await waits for them.
+  if ((!h->phx->is_open() && !h->phx->reconnecting()) || timeout == 0) return push_message(L, nullptr);
   ScenarioRuntime* rt = runtime_of(L);
   Vu& vu = require_vu(L, "socket:await");
   h->phx->wait_message(topic, event, after, timeout, [rt, &vu, epoch = vu.epoch](const clients::ChannelMessage* m) {

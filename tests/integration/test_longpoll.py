@@ -171,6 +171,99 @@ OPENED = {"messages": [], "status": 410, "token": "T1"}
 JOIN_OK = '["1","1","room:a","phx_reply",{"status":"ok","response":{}}]'
 
 
+class Reconnects(unittest.TestCase):
+    """A server that loses its sessions mid-run (the target's --longpoll-session-lifetime: each
+    ends 1 s after it opened, its held poll answered 410): the socket reconnects with a new
+    session, rejoins its channel and keeps pushing, as phoenix.js does."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.target = Target(threads=2, extra=("--longpoll-session-lifetime", "1s"))
+        cls.url = cls.target.url + "/socket"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.target.close()
+
+    def test_the_socket_reconnects_rejoins_and_keeps_pushing(self):
+        r = run(["run", channels_scenario(self.url, """
+  local socket = channels.connect(URL, { transport = "longpoll", params = { user_id = "u" .. vu.id } })
+  socket:join("room:lobby", { hello = vu.id })
+  local answered, lost = 0, 0
+  local deadline = stampede.now() + 3500
+  while stampede.now() < deadline do
+    local ok, reply = pcall(socket.push, socket, "room:lobby", "ping", { n = answered })
+    if ok then
+      stampede.check("each answer is its push's", reply.n == answered)
+      answered = answered + 1
+    else
+      -- Only a push in flight as the session went fails, and it fails closed.
+      stampede.check("a push fails only closed", reply.kind == "closed")
+      lost = lost + 1
+    end
+    stampede.sleep(20)
+  end
+  stampede.check("pushes went on across the reconnects", answered >= 20)
+  -- The rejoined channel hears its broadcasts again (retried: a session may go meanwhile).
+  local heard = false
+  for try = 1, 3 do
+    socket:push("room:lobby", "ping", { n = -1 }, { timeout = "5s" })
+    socket:cast("room:lobby", "shout", { from = vu.id, try = try })
+    local ok = pcall(socket.await, socket, "room:lobby", "shout",
+                     { timeout = "900ms", match = function(p) return p.from == vu.id and p.try == try end })
+    if ok then heard = true break end
+  end
+  stampede.check("the rejoined channel hears broadcasts", heard)
+""", options='vus = 2, duration = "300ms", graceful_stop = "30s"', once=True), "--quiet"])
+        self.assertEqual(r.code, 0, r)
+        assert_checks_pass(self, r)
+        self.assertEqual(count(r, "vu.crashes"), 0, r)
+        self.assertEqual(count(r, "iteration.errors"), 0, r)
+        reconnects = count(r, "channel.reconnects")
+        # Each VU's session went about every second for 3.5 s and more.
+        self.assertGreaterEqual(reconnects, 4, r)
+        # What ended each connection: the session gone (a held poll's 410, or a POST's).
+        self.assertEqual(list(r.reasons("longpoll.errors")), ["session_gone"], r)
+        self.assertGreaterEqual(r.reasons("longpoll.errors")["session_gone"], reconnects, r)
+        self.assertEqual(count(r, "channel.reconnect.errors"), 0, r)
+        # Every reconnect rejoined room:lobby; a rejoin cut by the next loss counts closed.
+        rejoin_errors = r.reasons("channel.rejoin.errors")
+        self.assertLessEqual(set(rejoin_errors), {"closed"}, r)
+        self.assertEqual(count(r, "channel.rejoin") + sum(rejoin_errors.values()), reconnects, r)
+        self.assertEqual(count(r, "channel.join"), 2, r)  # the scenario's own joins only
+        self.assertLessEqual(set(r.reasons("channel.push.errors")), {"closed"}, r)
+
+    def test_without_reconnect_the_socket_closes(self):
+        r = run(["run", channels_scenario(self.url, """
+  local socket = channels.connect(URL, { transport = "longpoll", reconnect = false })
+  socket:join("room:lobby")
+  stampede.sleep(1800)
+  stampede.check("closed for good", not socket:is_open())
+  local ok, err = pcall(socket.push, socket, "room:lobby", "ping", {})
+  stampede.check("and says so", not ok and err.kind == "closed")
+""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+        assert_checks_pass(self, r)
+        self.assertEqual(r.reasons("longpoll.errors"), {"session_gone": 1}, r)
+        self.assertEqual(count(r, "channel.reconnects"), 0, r)
+
+    def test_a_websocket_reconnects_when_asked(self):
+        # The same socket over a WebSocket with reconnect = true: the target closes an idle
+        # WebSocket after --ws-idle-timeout (heartbeats off, so nothing keeps it alive).
+        with Target(extra=("--ws-idle-timeout", "500ms")) as target:
+            r = run(["run", channels_scenario(target.url + "/socket", """
+  local socket = channels.connect(URL, { reconnect = true, heartbeat = false })
+  socket:join("room:lobby")
+  stampede.sleep(1300)
+  local reply = socket:push("room:lobby", "ping", { n = 7 }, { timeout = "5s" })
+  stampede.check("a push after the reconnect is answered", reply.n == 7)
+""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+        assert_checks_pass(self, r)
+        self.assertGreaterEqual(count(r, "channel.reconnects"), 1, r)
+        self.assertEqual(count(r, "channel.rejoin"), count(r, "channel.reconnects"), r)
+        self.assertGreaterEqual(sum(r.reasons("ws.disconnects").values()), 1, r)
+        self.assertEqual(count(r, "vu.crashes"), 0, r)
+
+
 class Misbehaving(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -205,12 +298,18 @@ class Misbehaving(BaseHTTPRequestHandler):
             time.sleep(3)
             return self.close_without_answer()
         if not token:
+            if behaviour == "gone_then_forbidden":
+                # The first socket opens; every later one (the reconnects) is refused.
+                with self.server.lock:
+                    self.server.opened[behaviour] = self.server.opened.get(behaviour, 0) + 1
+                    if self.server.opened[behaviour] > 1:
+                        return self.answer({"status": 403})
             return self.answer(OPENED)
         server = self.server
         with server.lock:
             server.polls[behaviour] = server.polls.get(behaviour, 0) + 1
             first = server.polls[behaviour] == 1
-        if behaviour == "gone":
+        if behaviour == "gone" or behaviour == "gone_then_forbidden":
             time.sleep(0.2)
             return self.answer({"messages": [], "status": 410, "token": "T2"})
         if behaviour == "garbage":
@@ -245,6 +344,7 @@ class MisbehavingServer:
         self.server.daemon_threads = True
         self.server.lock = threading.Lock()
         self.server.polls = {}
+        self.server.opened = {}
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -274,7 +374,7 @@ class BadServers(unittest.TestCase):
     def socket_ends(self, behaviour, reason):
         """The socket opens, then the server's answer to a poll ends it with `reason`."""
         r = self.run_against(behaviour, """
-  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s", reconnect = false })
   local ok, err = pcall(socket.join, socket, "room:a")
   stampede.check("the join failed closed", not ok and err.kind == "closed")
   stampede.check("the socket is closed", not socket:is_open())
@@ -296,7 +396,7 @@ class BadServers(unittest.TestCase):
 
     def test_a_connection_closed_without_an_answer(self):
         r = self.run_against("close_early", """
-  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s", reconnect = false })
   local ok, err = pcall(socket.join, socket, "room:a")
   stampede.check("the join failed closed", not ok and err.kind == "closed")
 """)
@@ -312,7 +412,7 @@ class BadServers(unittest.TestCase):
 
     def test_a_session_gone_after_a_join(self):
         r = self.run_against("gone_after_join", """
-  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s", reconnect = false })
   stampede.check("joined", type(socket:join("room:a")) == "table")
   local ok, err = pcall(socket.await, socket, "room:a", "never", { timeout = "5s" })
   stampede.check("the await ended", not ok)
@@ -321,6 +421,27 @@ class BadServers(unittest.TestCase):
         self.assertEqual(r.code, 0, r)
         self.assertNotIn("0.00%", r.out.replace("100.00%", ""), r)
         self.assertEqual(r.reasons("longpoll.errors"), {"session_gone": 1}, r)
+
+    def test_reconnects_that_fail_back_off_and_are_counted(self):
+        # The session goes 0.2 s after the connect; every reconnect is refused (403).
+        r = self.run_against("gone_then_forbidden", """
+  local socket = channels.connect(URL, { transport = "longpoll", timeout = "5s" })
+  stampede.sleep(1500)
+  stampede.check("not open while it reconnects", not socket:is_open())
+  local ok, err = pcall(socket.push, socket, "room:a", "ping", {}, { timeout = "300ms" })
+  stampede.check("a push waits for the reconnect, then times out", not ok and err.kind == "timeout")
+""")
+        self.assertEqual(r.code, 0, r)
+        self.assertIn("100.00%", r.out, r)
+        self.assertEqual(r.reasons("longpoll.errors").get("session_gone"), 1, r)
+        refused = r.reasons("channel.reconnect.errors")
+        self.assertEqual(list(refused), ["forbidden"], r)
+        # Tries after 10, 60, 160, 310, 510, 760 and 1260 ms of back-off: several, and no tight
+        # loop (a 12th try would come after more than 15 s of waiting).
+        self.assertGreaterEqual(refused["forbidden"], 4, r)
+        self.assertLessEqual(refused["forbidden"], 12, r)
+        self.assertEqual(r.reasons("longpoll.errors").get("forbidden"), refused["forbidden"], r)
+        self.assertEqual(count(r, "channel.reconnects"), 0, r)
 
     def test_a_refused_connect_is_forbidden(self):
         r = self.run_against("forbidden", """

@@ -3,7 +3,7 @@
 ---Options of `channels.connect`.
 ---@class stampede.channels.ConnectOptions
 ---@field params? table<string, any> Query parameters: what `UserSocket.connect/3` receives.
----@field transport? "websocket"|"longpoll" Default "websocket" (`<url>/websocket`). "longpoll": Phoenix's LongPoll transport as phoenix.js's `LongPoll` runs it (`<url>/longpoll`: a GET held by the server for messages, a POST per batch of pushes, no heartbeats unless `heartbeat` is given); the same calls and `channel.*` metrics, plus `longpoll.poll` and `longpoll.errors`. A session the server ended (status 410) closes the socket: pending calls fail `closed`.
+---@field transport? "websocket"|"longpoll" Default "websocket" (`<url>/websocket`). "longpoll": Phoenix's LongPoll transport as phoenix.js's `LongPoll` runs it (`<url>/longpoll`: a GET held by the server for messages, a POST per batch of pushes, no heartbeats unless `heartbeat` is given); the same calls and `channel.*` metrics, plus `longpoll.poll` and `longpoll.errors`. A session the server ended (status 410) is reconnected (see `reconnect`).
 ---@field headers? table<string, string> Headers of the upgrade (of every request with `transport = "longpoll"`), e.g. `origin`, `cookie`.
 ---@field serializer? "2.0.0"|"1.0.0"|stampede.channels.Serializer The wire format (default "2.0.0", phoenix.js's).
 ---@field heartbeat? stampede.Duration|false Heartbeat interval (default "30s"; with `transport = "longpoll"` none, as phoenix.js); false: none. A reply later than the interval closes the socket, as phoenix.js does.
@@ -11,6 +11,7 @@
 ---@field compression? boolean Offer permessage-deflate.
 ---@field insecure? boolean Do not verify TLS.
 ---@field local_addresses? string|string[] Source addresses for this socket, taken in turn: "127.0.0.2-127.0.0.9", "10.0.0.5,10.0.0.6" or a list (default: the run's `--local-addresses`).
+---@field reconnect? boolean Reconnect a connection lost after the socket opened, as phoenix.js's Socket does (default true with `transport = "longpoll"`, false over a WebSocket, where a lost connection closes the socket): tries after 10, 50, 100, 150, 200, 250, 500 ms, 1 s, 2 s, then every 5 s (`channel.reconnects`, `channel.reconnect.errors`); once open, every joined channel rejoins with its join payload (`channel.rejoin`). Calls in flight when the connection went fail `closed`; calls made while it reconnects wait for it (and for their channel's rejoin) within their timeout; `await` waits through it. A heartbeat timeout or a frame that is not Phoenix still closes the socket.
 ---@field buffer? integer Messages kept for `await` (default 1000); beyond it they count as `channel.messages.dropped`.
 
 ---A serializer of your own, for servers with message types of their own.

@@ -179,5 +179,23 @@ TEST(LongPollCycle, CloseDropsWhatIsQueued) {
   EXPECT_EQ(cycle.state(), LongPollCycle::State::Closed);
 }
 
+
+TEST(LongPollCycle, ReopeningAfterTheSessionWentAsksForANewOne) {
+  LongPollCycle cycle = opened();
+  cycle.queue("a", false);
+  ASSERT_TRUE(cycle.on_poll(200, R"({"messages":[],"status":410,"token":"T2"})").close);
+  cycle.reopen();
+  // As phoenix.js's new LongPoll: no token, so the server opens a session; a 410 is "opened".
+  EXPECT_EQ(cycle.state(), LongPollCycle::State::Connecting);
+  EXPECT_EQ(cycle.request_url(), std::string(kEndpoint) + "&");
+  EXPECT_FALSE(cycle.take_batch());  // nothing queued before carries over
+  const auto r = cycle.on_poll(200, R"({"messages":[],"status":410,"token":"T3"})");
+  EXPECT_TRUE(r.opened);
+  EXPECT_FALSE(r.close);
+  EXPECT_EQ(cycle.request_url(), std::string(kEndpoint) + "&token=T3");
+  EXPECT_TRUE(cycle.queue("b", false));
+  EXPECT_EQ(cycle.take_batch(), "b");
+}
+
 }  // namespace
 }  // namespace stampede::clients
