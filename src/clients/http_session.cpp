@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "clients/http2_session.hpp"
 #include "clients/http_hop.hpp"
@@ -176,8 +177,23 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
         done_(std::move(done)),
         discard_on_destroy_(session.discard_on_destroy),
         session_alive_(session.alive),
-        head_(session.ctx.take_text()),
-        parser_(req_.max_body_bytes == 0 ? session.ctx.take_http_parser() : parser_with_limit(req_.max_body_bytes)) {}
+        head_(session.ctx.take_text()) {
+    if (!req_.long_wait) parser_.emplace(take_parser());
+  }
+
+  proto::HttpResponseParser take_parser() {
+    return req_.max_body_bytes == 0 ? ctx_.take_http_parser() : parser_with_limit(req_.max_body_bytes);
+  }
+
+  // The parser of this hop's response: a long wait takes one only when the answer arrives.
+  proto::HttpResponseParser& parser() {
+    if (!parser_) {
+      parser_.emplace(take_parser());
+      parser_->reset(req_.method == "HEAD");
+    }
+    return *parser_;
+  }
+  bool response_started() const { return parser_ && parser_->started(); }
 
   // A request with a body limit of its own parses with a parser of its own, never pooled.
   static proto::HttpResponseParser parser_with_limit(std::size_t max_body_bytes) {
@@ -310,7 +326,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void send() {
-    parser_.reset(req_.method == "HEAD");
+    if (parser_) parser_->reset(req_.method == "HEAD");
     if (!hop_sent_) {
       hop_sent_ = true;
       if (req_.measured) ctx_.sink.request_sent();
@@ -337,12 +353,17 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void await_response() {
+    if (req_.long_wait) {
+      // Written: the head is needed again only by a retry (which formats it again).
+      if (head_.capacity() > 0) ctx_.give_back_text(std::exchange(head_, std::string()));
+      if (parser_ && req_.max_body_bytes == 0) ctx_.give_back_http_parser(std::move(*std::exchange(parser_, std::nullopt)));
+    }
     if (conn_->stream.may_hold_input()) return on_readable({});
     wait_readable();
   }
 
   void wait_readable() {
-    if (conn_->stream.is_tls()) {
+    if (conn_->stream.is_tls() || req_.long_wait) {
       conn_->stream.async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
       return;
     }
@@ -387,12 +408,13 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   // Returns whether to keep reading.
   bool feed(std::string_view bytes) {
-    const std::size_t used = parser_.feed(bytes);
-    if (parser_.failed()) {
-      fail("protocol", "the server sent an invalid response: " + parser_.error());
+    proto::HttpResponseParser& parser = this->parser();
+    const std::size_t used = parser.feed(bytes);
+    if (parser.failed()) {
+      fail("protocol", "the server sent an invalid response: " + parser.error());
       return false;
     }
-    if (parser_.done()) {
+    if (parser.done()) {
       // Bytes after the response: nobody asked for them, so the connection's framing is lost.
       on_response(/*reusable=*/used == bytes.size());
       return false;
@@ -405,16 +427,17 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   }
 
   void on_end_of_stream() {
-    if (!parser_.started() && can_retry()) return retry();
+    if (!response_started() && can_retry()) return retry();
     last_byte_at_ = ctx_.clock.now();
-    parser_.finish_eof();
-    if (parser_.done()) return on_response(/*reusable=*/false);  // a body delimited by the close
-    fail("closed", parser_.started() ? "the server closed the connection before the response was complete"
-                                     : "the server closed the connection without responding");
+    proto::HttpResponseParser& parser = this->parser();
+    parser.finish_eof();
+    if (parser.done()) return on_response(/*reusable=*/false);  // a body delimited by the close
+    fail("closed", parser.started() ? "the server closed the connection before the response was complete"
+                                    : "the server closed the connection without responding");
   }
 
   void on_connection_failure(const transport::Failure& failure) {
-    if (transport::is_peer_gone(failure.code) && !parser_.started() && can_retry()) return retry();
+    if (transport::is_peer_gone(failure.code) && !response_started() && can_retry()) return retry();
     fail(failure);
   }
 
@@ -426,6 +449,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     retried_ = true;
     conn_->stream.close();
     retired_ = std::move(conn_);  // freed with the exchange, never under a handler of its own
+    if (head_.empty() && !write_head()) return;  // a long wait gave its head back once written
     open_connection();
   }
 
@@ -437,9 +461,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
       if (named_metric_) ctx_.sink.record(*named_metric_, service_time);
     }
 
-    const proto::HttpResponseHead& head = parser_.head();
+    const proto::HttpResponseHead& head = parser_->head();
     store_cookies(session_->cookies, head.headers, *target_);
-    if (reusable && parser_.keep_alive()) {
+    if (reusable && parser_->keep_alive()) {
       conn_->reused = true;
       conn_->idle_since = last_byte_at_;
       session_->give_back(target_->origin, unverified_, std::move(conn_));
@@ -508,13 +532,14 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   HttpResponse response_from_parser() {
     HttpResponse response;
-    response.status = parser_.head().status;
-    response.headers = parser_.take_headers();  // the parser is done with this response
-    response.body = std::move(parser_.body());
+    if (!parser_) return response;
+    response.status = parser_->head().status;
+    response.headers = parser_->take_headers();  // the parser is done with this response
+    response.body = std::move(parser_->body());
     response.url = ctx_.take_text();  // reused, like the head's buffer
     response.url.assign(target_->url);
     response.duration = last_duration_;
-    if (parser_.head().version_minor == 0) response.proto = "HTTP/1.0";
+    if (parser_->head().version_minor == 0) response.proto = "HTTP/1.0";
     return response;
   }
 
@@ -525,7 +550,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     // Closed, not destroyed: an operation may still be pending on it, and its handler
     // (holding this exchange) must find the stream alive.
     if (conn_) conn_->stream.close();
-    ctx_.give_back_text(std::move(head_));
+    if (head_.capacity() > 0) ctx_.give_back_text(std::move(head_));
     if (inbox_) ctx_.give_back_receive_buffer(std::move(inbox_));
     if (Session* session = std::exchange(session_, nullptr)) session->forget(this);
     // Delivered from the loop by a handler that holds only this exchange: Asio's cached
@@ -541,9 +566,9 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     done_(std::move(response_));
     // A session never outlives its context: while it lives, the context does.
     if (session_alive_.expired()) return;
-    if (req_.max_body_bytes == 0) {
-      parser_.reuse(std::move(response_.headers), std::move(response_.body));
-      ctx_.give_back_http_parser(std::move(parser_));  // nothing reads it once finished
+    if (req_.max_body_bytes == 0 && parser_) {
+      parser_->reuse(std::move(response_.headers), std::move(response_.body));
+      ctx_.give_back_http_parser(std::move(*parser_));  // nothing reads it once finished
     }
     ctx_.give_back_text(std::move(response_.url));
     ctx_.give_back_text(std::move(req_.url));
@@ -571,7 +596,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<Connection> retired_;  // the stale connection a retry replaced
   std::string head_;
-  proto::HttpResponseParser parser_;
+  // Null only while a long wait waits (HttpRequest::long_wait): taken when its answer comes.
+  std::optional<proto::HttpResponseParser> parser_;
   HttpResponse response_;  // from finish() to deliver()
   Nanos started_ = 0;  // when the scenario made the request
   Nanos write_started_ = 0;

@@ -48,6 +48,11 @@ struct HttpRequest {
   // the sink's request tally. For a client that measures its requests under its own name:
   // the LongPoll transport's polls and publishes (clients/longpoll_session.hpp).
   bool measured = true;
+  // The answer is expected late (a LongPoll GET, held by the server up to its window): the
+  // wait holds no receive buffer, no response parser and no formatted head; they are taken
+  // when the answer starts to arrive (one more system call per response: a readiness wait,
+  // then the read). For requests that mostly wait, held by many VUs at once.
+  bool long_wait = false;
 };
 
 struct HttpResponse {

@@ -79,6 +79,9 @@ class LongPollSession::Impl : public std::enable_shared_from_this<Impl> {
   void get(Nanos timeout) {
     HttpRequest req = request("GET", timeout);
     req.headers.emplace_back("accept", proto::phx::longpoll::kPollAccept);
+    // Once open, a poll is held by the server until it has something: it waits owning no
+    // buffer or parser (most VUs' one request in flight, most of the time).
+    req.long_wait = cycle_->state() == LongPollCycle::State::Open;
     http_->request(std::move(req), [weak = weak_from_this()](HttpResponse&& response) {
       if (auto self = weak.lock()) self->on_poll(response);
     });
