@@ -142,12 +142,16 @@ void PhoenixConnection::release(const std::string& reason) {
 
 void PhoenixConnection::on_lost(const std::string& reason) {
   if (!reconnect) reconnect = std::make_unique<Reconnect>(ctx->sink);
-  phx->on_connection_lost(reason);
   // The WebSocket session is spent (one connection each); destroying it from its own
   // callback is fine. LongPoll keeps its session and reopens it.
   ws.reset();
+  // Armed before the socket fails its calls: their callbacks may close it (cancelling this
+  // timer) or release the connection (dropping it).
   ctx->timers().schedule(reconnect->timer, reconnect->backoff.next_try(ctx->clock.now()),
                          &PhoenixConnection::reconnect_due, this);
+  const auto keep = shared_from_this();
+  const auto socket = phx;
+  socket->on_connection_lost(reason);
 }
 
 // The timer is a member: it cannot fire after the connection is gone.
