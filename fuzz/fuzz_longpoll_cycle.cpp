@@ -6,7 +6,8 @@
 // Input: records; the first byte's bits 0-2 say what happens:
 //   0 a poll answer (a length byte, then the body), 1 a poll failure ("timeout" or "reset"),
 //   2 a POST answer (length, body), 3 queue a frame (length, bytes; bit 3: binary),
-//   4 take a batch, 5 the opening answer {"status":410,"token":"T"}, 6 close, 7 a POST failure
+//   4 take a batch, 5 the opening answer {"status":410,"token":"T"}, 6 close (bit 3, once
+//   closed: reopen, as the socket reconnects), 7 a POST failure
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         closes(cycle.on_poll(200, R"({"messages":[],"status":410,"token":"T"})").close.has_value());
         break;
       case 6:
+        if ((head & 8) != 0 && closed) {
+          // The socket reconnects: a new session, asked for without a token.
+          cycle.reopen();
+          check(cycle.state() == LongPollCycle::State::Connecting && !cycle.token());
+          check(!cycle.take_batch());
+          closed = false;
+          in_flight = false;
+          break;
+        }
         cycle.close();
         closed = true;
         in_flight = false;

@@ -11,6 +11,8 @@
 //             6 poll with a token no session has, 7 publish a well-formed frame (next byte chooses)
 //   bits 3-5  which session (of those opened, modulo)
 //   bit  6    the session opened is V1
+// The input's first byte also chooses, by its bit 7, a session lifetime (its value modulo 32
+// plus 1, times 100 ms): sessions then end by age too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -89,6 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   replies.sessions = &opened;
   bool woken = false;
   LongPollSessions::Services services{bus, random, nullptr, 0, [&woken] { woken = true; }};
+  // Half the inputs run with a session lifetime (stampede target --longpoll-session-lifetime):
+  // sessions then also end by age, their held polls answered 410.
+  if (size > 0 && (data[0] & 0x80) != 0) services.lifetime = (1 + data[0] % 32) * 100 * kMilli;
   auto sessions = std::make_unique<LongPollSessions>(std::move(services));
   Nanos now = 1000 * kMilli;
 
