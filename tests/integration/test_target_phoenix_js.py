@@ -3,7 +3,9 @@ join, push/reply, broadcast, crash, refused join, Presence, Absinthe and binary 
 both serializers (tests/js/phoenix_client_check.js), with the target run on one thread and
 on two (a broadcast then crosses workers). The same checks over phoenix.js's LongPoll
 transport (/socket/longpoll; V2 only: phoenix.js ignores custom serializers with LongPoll); on
-two workers a client's poll and its POSTs may land on different ones."""
+two workers a client's poll and its POSTs may land on different ones. And phoenix.js's
+LongPoll reconnecting from the 410 the target answers once it dropped a session
+(--longpoll-session-lifetime; tests/js/phoenix_longpoll_reconnect_check.js)."""
 import json
 import os
 import shutil
@@ -58,6 +60,18 @@ class PhoenixJsAgainstTarget(unittest.TestCase):
 
     def test_longpoll_two_workers(self):
         self.check_with(threads=2, transport="longpoll")
+
+    def test_longpoll_session_dropped_by_the_target_is_what_phoenix_js_reconnects_from(self):
+        # The target ends every LongPoll session 1 s after it opened: phoenix.js must see
+        # session_gone (3410), reconnect with a new session, rejoin and keep pushing, as
+        # Stampede's own client does (test_longpoll.Reconnects).
+        with Target(threads=2, extra=("--longpoll-session-lifetime", "1s")) as target:
+            result = subprocess.run(["node", os.path.join(JS_DIR, "phoenix_longpoll_reconnect_check.js"), "--port",
+                                     str(target.port)], cwd=JS_DIR, capture_output=True, text=True, timeout=60)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertIn("all checks passed", result.stdout)
+            self.assertEqual(len([line for line in result.stdout.splitlines() if line.startswith("ok - ")]), 5,
+                             result.stdout)
 
 
 if __name__ == "__main__":
