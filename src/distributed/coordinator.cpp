@@ -12,12 +12,6 @@
 
 namespace stampede::distributed {
 
-namespace {
-
-constexpr Nanos kPollEvery = 5 * kMilli;
-
-}  // namespace
-
 Coordinator::Coordinator(World& world, Nanos rank_timeout) : world_(world), rank_timeout_(rank_timeout) {
   world_.bound_waits(rank_timeout_);
 }
@@ -94,7 +88,7 @@ void Coordinator::watch(boost::asio::io_context& io, metrics::Collector& merged,
 }
 
 void Coordinator::arm() {
-  timer_->expires_after(std::chrono::nanoseconds(kPollEvery));
+  timer_->expires_after(std::chrono::nanoseconds(kRunPollEvery));
   timer_->async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     poll();

@@ -7,7 +7,7 @@
 // rank, when), its slot is closed so the merge goes on without it, and `on_lost` is told
 // (rank 0 then stops the run and keeps what was measured).
 //
-// Reception polls (MPI_Iprobe every few ms on the run's main event loop) rather than
+// Reception polls (MPI_Iprobe every kRunPollEvery on the run's main event loop) rather than
 // blocking, so a dead or stalled rank can never hang rank 0. Before the run, the exchanges
 // (plan, start) are bounded by the same `rank_timeout` (World::bound_waits, rank_wait.hpp):
 // a rank that does not answer in time is recorded as lost (at 0 s) and the exchange throws.

@@ -20,9 +20,10 @@ namespace {
 constexpr int kTag = 7;         // the run's messages (MessageType first)
 constexpr int kExchangeTag = 8;  // the collectives' messages, raw bytes
 constexpr int kBeatTag = 9;      // rank 0 is alive: its rank timeout, an int64
-// How long a wait sleeps between polls: a few of these are all the bounded waits add to a
-// run's start.
-constexpr auto kWaitPoll = std::chrono::microseconds(200);
+// A wait sleeps between polls (PollBackoff, rank_wait.hpp: 200 µs growing to 10 ms).
+void sleep_before_next_poll(PollBackoff& backoff, bool heard) {
+  std::this_thread::sleep_for(std::chrono::nanoseconds(backoff.next(heard)));
+}
 
 int env_int(const char* name) {
   const char* v = std::getenv(name);
@@ -171,6 +172,7 @@ std::optional<std::string> World::rank0_lost(std::string_view while_doing) const
 
 std::string World::receive_from_rank0() {
   beats_->rank0.started(SteadyClock::monotonic_now());
+  PollBackoff backoff;
   for (;;) {
     if (auto bytes = try_receive(0)) return std::move(*bytes);
     take_beats();
@@ -179,7 +181,7 @@ std::string World::receive_from_rank0() {
       std::fflush(stderr);
       abort(kRankLostStatus);
     }
-    std::this_thread::sleep_for(kWaitPoll);
+    sleep_before_next_poll(backoff, false);
   }
 }
 
@@ -215,6 +217,7 @@ std::vector<int> World::all_gather(int value) {
   std::vector<int> others;
   for (int r = 1; r < size_; ++r) others.push_back(r);
   AnswerWait wait(std::move(others), SteadyClock::monotonic_now(), rank_timeout_);
+  PollBackoff backoff;
   while (!wait.complete()) {
     bool heard = false;
     for (int r : std::vector<int>(wait.awaited())) {
@@ -227,7 +230,7 @@ std::vector<int> World::all_gather(int value) {
     }
     if (wait.complete()) break;
     if (auto late = wait.overdue(SteadyClock::monotonic_now()); !late.empty()) throw NoAnswer(late, rank_timeout_);
-    if (!heard) std::this_thread::sleep_for(kWaitPoll);
+    sleep_before_next_poll(backoff, heard);
   }
   std::string bytes(all_bytes, '\0');
   std::memcpy(bytes.data(), all.data(), all_bytes);
@@ -284,18 +287,20 @@ void World::end_with(int status) {
     for (int r = 1; r < size_; ++r) others.push_back(r);
     AnswerWait wait(std::move(others), SteadyClock::monotonic_now(), rank_timeout_);
     // A rank that does not answer in time is ended by the abort all the same.
+    PollBackoff backoff;
     while (!wait.complete() && wait.overdue(SteadyClock::monotonic_now()).empty()) {
       for (int r : std::vector<int>(wait.awaited()))
         if (try_receive(r)) wait.answered(r);
       progress_sends();
-      if (!wait.complete()) std::this_thread::sleep_for(kWaitPoll);
+      if (!wait.complete()) sleep_before_next_poll(backoff, false);
     }
     abort(status);
   }
   const Nanos bound = std::max(beats_->rank0.timeout(), 10 * kSecond);
   const Nanos give_up = SteadyClock::monotonic_now() + bound;
   send_control(0, std::make_shared<const std::string>("R"));
-  while (!progress_sends() && SteadyClock::monotonic_now() < give_up) std::this_thread::sleep_for(kWaitPoll);
+  PollBackoff backoff;
+  while (!progress_sends() && SteadyClock::monotonic_now() < give_up) sleep_before_next_poll(backoff, false);
   while (SteadyClock::monotonic_now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::fprintf(stderr, "rank %d: error: rank 0 did not end the job within %.1f s of the run's end; exiting with %d\n",
                rank_, static_cast<double>(bound) / kSecond, status);

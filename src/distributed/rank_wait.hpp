@@ -9,6 +9,7 @@
 // beats instead, a small message every beat_interval() from a thread of its own, and a rank
 // gives up on rank 0 only when nothing at all came from it for rank 0's timeout (which the
 // beats carry). Pure logic on the caller's clock; mpi_world.cpp does the polling.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,31 @@ class Liveness {
   Nanos last_ = 0;
   Nanos timeout_ = 0;
 };
+
+// How long a rank sleeps between two polls of a wait: 200 µs at first (the answer is usually
+// on its way), twice as long after each poll that found nothing, at most 10 ms; back to
+// 200 µs once something came. Ranks waiting for rank 0's setup() or for the slowest rank
+// to load sleep instead of waking 5,000 times a second each: with 50 ranks on 2 cores,
+// fixed-interval polls were a core's worth of wake-ups before the run even began.
+class PollBackoff {
+ public:
+  static constexpr Nanos kFirst = 200 * kMicro;
+  static constexpr Nanos kLongest = 10 * kMilli;
+  // The sleep before the next poll, given whether this one found anything.
+  Nanos next(bool heard) {
+    sleep_ = heard ? kFirst : std::min(sleep_ * 2, kLongest);
+    return sleep_;
+  }
+
+ private:
+  Nanos sleep_ = kFirst / 2;
+};
+
+// During a run, how often each rank's loop looks for the others' messages (the seconds
+// rank 0 merges, a stop). A second is merged once every rank's has come, and a stop only needs
+// to arrive well within a second, so 50 ms costs the run nothing visible; at 5 ms, 50 ranks
+// on 2 cores woke 10,000 times a second between them.
+inline constexpr Nanos kRunPollEvery = 50 * kMilli;
 
 // How often rank 0 beats for this timeout: four beats a timeout, at least one a second.
 Nanos beat_interval(Nanos timeout);

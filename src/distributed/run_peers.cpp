@@ -9,12 +9,6 @@
 
 namespace stampede::distributed {
 
-namespace {
-
-constexpr Nanos kPollEvery = 5 * kMilli;
-
-}  // namespace
-
 std::optional<Nanos> CoordinatorPeers::agree_start(bool loaded_here, const std::string&) {
   // Rank 0 reports its own load error itself; the others learn that nothing runs.
   return coord_.agree_start(loaded_here);
@@ -57,7 +51,7 @@ void RankPeers::watch(boost::asio::io_context& io, metrics::Collector*, Nanos, s
 }
 
 void RankPeers::arm() {
-  timer_->expires_after(std::chrono::nanoseconds(kPollEvery));
+  timer_->expires_after(std::chrono::nanoseconds(kRunPollEvery));
   timer_->async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     pump();

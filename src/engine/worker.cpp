@@ -78,7 +78,7 @@ void Worker::run(Nanos start) {
   runtime_->set_run_start(start);
   set_live_vus(0);
   arm_second_timer();
-  loop_probe_.start(start_ + LoopProbe::kPeriod);
+  loop_probe_.start(LoopProbe::first_due(start_ + LoopProbe::kPeriod));
   const Nanos end = start_ + config_.shape.total_duration();
   end_timer_.expires_at(time_point_at(end));
   end_timer_.async_wait([this](const boost::system::error_code& ec) {

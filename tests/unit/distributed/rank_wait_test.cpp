@@ -87,5 +87,16 @@ TEST(NoAnswer, NamesTheRanksAndTheTimeout) {
   EXPECT_STREQ(NoAnswer({1, 3}, 10 * kSecond).what(), "ranks 1, 3 did not answer within 10.0 s");
 }
 
+TEST(PollBackoff, SleepsLongerWhileNothingComesAndShortAgainOnceSomethingDid) {
+  PollBackoff backoff;
+  EXPECT_EQ(backoff.next(false), 200 * kMicro);
+  EXPECT_EQ(backoff.next(false), 400 * kMicro);
+  Nanos last = 0;
+  for (int i = 0; i < 20; ++i) last = backoff.next(false);
+  EXPECT_EQ(last, PollBackoff::kLongest);  // capped: a rank 0 that answers is heard within 10 ms
+  EXPECT_EQ(backoff.next(true), PollBackoff::kFirst);
+  EXPECT_EQ(backoff.next(false), 400 * kMicro);
+}
+
 }  // namespace
 }  // namespace stampede::distributed
