@@ -169,7 +169,8 @@ std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos
   return ref;
 }
 
-void ChannelsSocket::join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done) {
+void ChannelsSocket::join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done,
+                          RejoinHooks hooks) {
   // A second join of a joined topic: the server closes the old channel after answering the
   // new join (§3.6); the old join_ref's phx_close must not close the new channel.
   phx::Message m;
@@ -184,7 +185,10 @@ void ChannelsSocket::join(const std::string& topic, std::string payload_json, Na
   ch = Channel{};
   ch.state = Channel::State::Joining;
   ch.join_ref = join_ref;
-  if (options_.reconnect) ch.payload = m.payload;
+  if (options_.reconnect) {
+    ch.payload = m.payload;
+    if (hooks.errored || hooks.payload || hooks.rejoined) ch.hooks = std::make_shared<const RejoinHooks>(std::move(hooks));
+  }
   try {
     send_request(RequestKind::Join, std::move(m), timeout, std::move(done));
   } catch (...) {
@@ -209,6 +213,27 @@ void ChannelsSocket::leave(const std::string& topic, Nanos timeout, ReplyHandler
     // phoenix.js answers a leave it cannot push "ok" at once: the server's channel went with
     // the lost connection, and the rejoin is called off.
     channels_.erase(it);
+    // Its pushes that waited for the rejoin will never go: they fail channel_closed now
+    // (phoenix.js lets them time out; a load test counts them when they are lost).
+    auto dropped = std::make_shared<std::vector<Pending>>();
+    std::vector<std::string> refs;
+    for (const auto& [ref, p] : pending_)
+      if (p.topic == topic && p.unsent && p.kind == RequestKind::Push) refs.push_back(ref);
+    for (const std::string& ref : refs) {
+      auto waiting = pending_.find(ref);
+      if (waiting->second.timer) waiting->second.timer->cancel();
+      dropped->push_back(std::move(waiting->second));
+      pending_.erase(waiting);
+    }
+    post([this, dropped, topic] {
+      for (Pending& p : *dropped) {
+        ChannelReply r;
+        r.failure = "channel_closed";
+        r.message = fmt::format("the channel {} was left while it waited to rejoin", topic);
+        record_outcome(p.kind, p, r);
+        if (p.done) p.done(r);
+      }
+    });
     post([done = std::move(done)] {
       ChannelReply r;
       r.status = "ok";
@@ -242,6 +267,11 @@ void ChannelsSocket::cast(const std::string& topic, const std::string& event, st
 bool ChannelsSocket::joined(const std::string& topic) const {
   auto it = channels_.find(topic);
   return it != channels_.end() && it->second.state == Channel::State::Joined;
+}
+
+bool ChannelsSocket::joined_or_rejoining(const std::string& topic) const {
+  auto it = channels_.find(topic);
+  return it != channels_.end() && (it->second.state == Channel::State::Joined || it->second.waits_for_rejoin());
 }
 
 // --- inbound ---
@@ -619,9 +649,11 @@ void ChannelsSocket::on_connection_lost(const std::string& reason) {
   // flight went with the connection (its request fails below, its channel is not rejoined
   // unless it was joined).
   std::vector<std::string> gone;
+  std::vector<std::pair<std::string, std::shared_ptr<const RejoinHooks>>> errored;
   for (auto& [topic, ch] : channels_) {
     if (ch.state == Channel::State::Joined || ch.state == Channel::State::Rejoining ||
         ch.state == Channel::State::Errored) {
+      if (ch.state != Channel::State::Errored && ch.hooks && ch.hooks->errored) errored.emplace_back(topic, ch.hooks);
       ch.state = Channel::State::Errored;
       ch.rejoin_timer.reset();
     } else {
@@ -638,6 +670,13 @@ void ChannelsSocket::on_connection_lost(const std::string& reason) {
     r.message = "the connection was lost (" + reason + "); the socket reconnects";
     finish(ref, std::move(r));
   }
+  // phoenix.js: onConnClose triggers each channel's error (its onError callbacks), in order.
+  for (const auto& [topic, hooks] : errored) {
+    if (closed_ || !reconnecting_) return;  // a hook closed the socket
+    const auto ch = channels_.find(topic);
+    if (ch == channels_.end() || ch->second.hooks != hooks) continue;  // left by an earlier hook
+    hooks->errored(reason);
+  }
 }
 
 void ChannelsSocket::rejoin(const std::string& topic) {
@@ -646,14 +685,20 @@ void ChannelsSocket::rejoin(const std::string& topic) {
   phx::Message m;
   m.topic = topic;
   m.event = "phx_join";
-  m.payload = it->second.payload.empty() ? "{}" : it->second.payload;
+  const auto hooks = it->second.hooks;
+  std::string payload = hooks && hooks->payload ? hooks->payload() : std::string();
+  it = channels_.find(topic);  // the hook builds a payload; it should not, but may, leave the channel
+  if (it == channels_.end() || it->second.state != Channel::State::Errored || !open_) return;
+  if (payload.empty()) payload = it->second.payload.empty() ? "{}" : it->second.payload;
+  m.payload = std::move(payload);
   const std::string join_ref = std::to_string(ref_counter_ + 1);  // join_ref == ref of the join
   m.join_ref = join_ref;
   it->second.state = Channel::State::Rejoining;
   it->second.join_ref = join_ref;
   it->second.rejoin_timer.reset();
   try {
-    send_request(RequestKind::Rejoin, std::move(m), options_.default_timeout, nullptr);
+    send_request(RequestKind::Rejoin, std::move(m), options_.default_timeout,
+                 hooks && hooks->rejoined ? hooks->rejoined : ReplyHandler());
   } catch (const std::invalid_argument&) {
     // It encoded when first joined; a custom serializer that fails now leaves it errored.
     if (auto again = channels_.find(topic); again != channels_.end()) again->second.state = Channel::State::Errored;

@@ -75,6 +75,22 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   using Close = std::function<void(std::uint16_t code, std::string reason)>;
   using ReplyHandler = std::function<void(const ChannelReply&)>;
 
+  // What the owner of a channel does across a reconnect, when it needs more than a rejoin with
+  // the join's payload (LiveView: phoenix.js's channel.onError, the params closure it calls for
+  // every (re)join, and the join push's receive hooks, which fire again for each rejoin).
+  // Kept only with options().reconnect. Each is optional; none is called from inside a call
+  // the owner made.
+  struct RejoinHooks {
+    // The connection was lost while the channel was joined: it waits to rejoin. The owner may
+    // leave this or other channels from here (a leave of a waiting channel is "ok" at once).
+    std::function<void(const std::string& reason)> errored;
+    // The payload of each rejoin, built as it is sent ("" or unset: the join's payload).
+    std::function<std::string()> payload;
+    // Each rejoin's outcome: the reply (ok or refused), or a timeout or closed failure. The
+    // socket has already set the channel's state; calls that waited go after this returns.
+    ReplyHandler rejoined;
+  };
+
   ChannelsSocket(ClientContext& ctx, ChannelsOptions options, Send send, Close close);
   ~ChannelsSocket();
 
@@ -91,7 +107,8 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   void on_connection_lost(const std::string& reason);
 
   // --- requests: the handler is called exactly once, never from inside the call ---
-  void join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done);
+  void join(const std::string& topic, std::string payload_json, Nanos timeout, ReplyHandler done,
+            RejoinHooks hooks = {});
   void push(const std::string& topic, const std::string& event, std::string payload, bool binary, Nanos timeout,
             ReplyHandler done);
   void leave(const std::string& topic, Nanos timeout, ReplyHandler done);
@@ -121,6 +138,8 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
   bool is_closed() const { return closed_; }    // for good: on_closed() or close() ran
   bool reconnecting() const { return reconnecting_; }
   bool joined(const std::string& topic) const;
+  // Joined, or joined when the connection was lost and waiting to rejoin (pushes to it wait).
+  bool joined_or_rejoining(const std::string& topic) const;
   // Closes the connection (normal closure) and fails whatever is pending.
   void close(const std::string& reason = "closed by the scenario");
   const ChannelsOptions& options() const { return options_; }
@@ -149,6 +168,8 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
     std::string payload;  // the join's, kept for rejoins when options_.reconnect
     unsigned rejoin_tries = 0;
     std::unique_ptr<boost::asio::steady_timer> rejoin_timer;  // after a refused rejoin
+    // Shared: a hook may leave the channel (erasing this) while it runs.
+    std::shared_ptr<const RejoinHooks> hooks;
     bool waits_for_rejoin() const { return state == State::Errored || state == State::Rejoining; }
   };
   struct Waiter {

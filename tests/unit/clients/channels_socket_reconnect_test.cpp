@@ -208,5 +208,92 @@ TEST_F(ChannelsSocketReconnectTest, ClosingWhileReconnectingFailsWhatWaits) {
   EXPECT_FALSE(socket->is_open());
 }
 
+// What LiveView needs from a rejoin (ChannelsSocket::RejoinHooks): told when the connection
+// went, a payload built afresh for each rejoin, each rejoin's reply before the pushes that
+// waited for it go, and a leave from a hook that calls the rejoin off.
+TEST_F(ChannelsSocketReconnectTest, RejoinHooksBuildEachPayloadAndSeeEachReplyBeforeTheWaitingPushes) {
+  std::vector<std::string> log;
+  int payloads = 0;
+  ChannelsSocket::RejoinHooks hooks;
+  hooks.errored = [&](const std::string& reason) { log.push_back("errored " + reason); };
+  hooks.payload = [&] { return R"({"mounts":)" + std::to_string(++payloads) + "}"; };
+  hooks.rejoined = [&](const ChannelReply& r) {
+    log.push_back("rejoined " + (r.failure.empty() ? r.status : r.failure) + " with " + std::to_string(sent.size()) +
+                  " sent");
+  };
+  socket->join("lv:1", R"({"mounts":0})", 0, [](const ChannelReply&) {}, hooks);
+  reply(last_sent(), "ok");
+
+  socket->on_connection_lost("3410 session_gone");
+  ASSERT_EQ(log, (std::vector<std::string>{"errored 3410 session_gone"}));
+  EXPECT_TRUE(socket->joined_or_rejoining("lv:1"));
+  EXPECT_FALSE(socket->joined("lv:1"));
+  std::optional<ChannelReply> event;
+  socket->push("lv:1", "event", "{}", false, 0, [&](const ChannelReply& r) { event = r; });
+  sent.clear();
+  socket->on_open();
+  ASSERT_EQ(sent.size(), 1u);
+  const phx::Message rejoin = last_sent();
+  EXPECT_EQ(rejoin.payload, R"({"mounts":1})");  // built now, not the join's
+  reply(rejoin, "ok");
+  // The hook saw the reply while only the rejoin was sent; the event went right after it.
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1], "rejoined ok with 1 sent");
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(decode(sent[1]).event, "event");
+  EXPECT_EQ(decode(sent[1]).join_ref, rejoin.join_ref);
+
+  // A second loss: errored again, and the next rejoin's payload is built again.
+  socket->on_connection_lost("3410 session_gone");
+  EXPECT_EQ(log.size(), 3u);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->failure, "closed");  // in flight when the connection went
+  sent.clear();
+  socket->on_open();
+  EXPECT_EQ(last_sent().payload, R"({"mounts":2})");
+}
+
+TEST_F(ChannelsSocketReconnectTest, AHookThatLeavesARefusedChannelCallsItsRejoinOffAndFailsItsWaitingPushes) {
+  ChannelsSocket::RejoinHooks hooks;
+  hooks.rejoined = [&](const ChannelReply& r) {
+    if (r.status == "error") socket->leave("lv:1", 0, nullptr);  // LiveView: the view is gone
+  };
+  socket->join("lv:1", "{}", 0, [](const ChannelReply&) {}, hooks);
+  reply(last_sent(), "ok");
+  socket->on_connection_lost("gone");
+  std::optional<ChannelReply> event;
+  socket->push("lv:1", "event", "{}", false, 0, [&](const ChannelReply& r) { event = r; });
+  sent.clear();
+  socket->on_open();
+  reply(last_sent(), "error");
+  EXPECT_FALSE(socket->joined_or_rejoining("lv:1"));
+  drain();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->failure, "channel_closed");
+  EXPECT_EQ(sent.size(), 1u);  // the event never went
+}
+
+TEST_F(ChannelsSocketReconnectTest, AnErroredHookThatLeavesAnotherChannelSkipsThatChannelsHook) {
+  // LiveView: a parent's error destroys its nested views, which are then not rejoined.
+  std::vector<std::string> errored;
+  ChannelsSocket::RejoinHooks parent;
+  parent.errored = [&](const std::string&) {
+    errored.push_back("parent");
+    socket->leave("lv:child", 0, nullptr);
+  };
+  ChannelsSocket::RejoinHooks child;
+  child.errored = [&](const std::string&) { errored.push_back("child"); };
+  socket->join("lv:parent", "{}", 0, [](const ChannelReply&) {}, parent);
+  reply(last_sent(), "ok");
+  socket->join("lv:child", "{}", 0, [](const ChannelReply&) {}, child);
+  reply(last_sent(), "ok");
+  socket->on_connection_lost("gone");
+  EXPECT_EQ(errored, (std::vector<std::string>{"parent"}));
+  sent.clear();
+  socket->on_open();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(last_sent().topic, "lv:parent");
+}
+
 }  // namespace
 }  // namespace stampede::clients
