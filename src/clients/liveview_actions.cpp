@@ -155,6 +155,9 @@ void LiveViewSession::navigate(std::string url, std::string flash, Done done) {
   p.url = target;
   p.redirect = true;
   p.live_referer = url_;
+  // A new View in the browser (replaceMain): its mounts start over.
+  main->mounts = 0;
+  main->mount_attempts = 0;
   p.mounts = 0;
   p.flash = std::move(flash);
   p.session = main->root.session;

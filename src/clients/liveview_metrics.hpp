@@ -8,6 +8,8 @@
 //   live.navigate          Timing   a whole navigation: phx_leave + rejoin, or the full page load
 //   live.upload            Timing   a whole upload: phx-change, allow_upload, upload joins, every
 //                                   chunk and the final progress reply
+//   live.rejoin            Timing   with `reconnect` (LongPoll's default): each view's rejoin after
+//                                   the socket reconnected, phx_join -> reply (registered only then)
 //   live.<each>.errors     Counter  by reason
 //   live.diff.bytes        Distribution  (values in bytes) the size
 //                                   of each diff-carrying message (join reply, event/patch/upload
@@ -24,7 +26,7 @@ struct LiveViewMetrics {
     metrics::MetricId timing;
     metrics::MetricId errors;
   };
-  explicit LiveViewMetrics(metrics::MetricSink& sink)
+  LiveViewMetrics(metrics::MetricSink& sink, bool reconnects)
       : page(pair(sink, "live.page")),
         join(pair(sink, "live.join")),
         event(pair(sink, "live.event")),
@@ -32,9 +34,12 @@ struct LiveViewMetrics {
         navigate(pair(sink, "live.navigate")),
         upload(pair(sink, "live.upload")),
         diff_bytes(sink.id("live.diff.bytes", metrics::Kind::Distribution)),
-        diff_bytes_total(sink.id("live.diff.bytes.total", metrics::Kind::Counter)) {}
+        diff_bytes_total(sink.id("live.diff.bytes.total", metrics::Kind::Counter)) {
+    if (reconnects) rejoin = pair(sink, "live.rejoin");
+  }
 
   Pair page, join, event, patch, navigate, upload;
+  Pair rejoin{};  // set only when the socket reconnects
   metrics::MetricId diff_bytes;
   metrics::MetricId diff_bytes_total;
 

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "clients/liveview_rejoin.hpp"
 #include "clients/liveview_version.hpp"
 #include "proto/phoenix_longpoll.hpp"
 #include "proto/phoenix_socket_url.hpp"
@@ -48,7 +49,7 @@ LiveViewSession::LiveViewSession(ClientContext& ctx, HttpSession& http, LiveView
     : ctx_(ctx),
       http_(http),
       options_(std::move(options)),
-      ids_(ctx.sink),
+      ids_(ctx.sink, options_.reconnects()),
       pushes_(ctx.io, options_.buffer_limit) {}
 
 LiveViewSession::~LiveViewSession() {
@@ -118,7 +119,9 @@ std::optional<int> LiveViewSession::target_cid(const LiveViewTopic& view, const 
   return lv::event_target_cid(attributes, view.rendered.to_html(marked));
 }
 
-bool LiveViewSession::is_open() const { return connection_ && connection_->phx->is_open(); }
+bool LiveViewSession::is_open() const {
+  return connection_ && (connection_->phx->is_open() || connection_->phx->reconnecting());
+}
 
 std::string LiveViewSession::title() const {
   const LiveViewTopic* main = main_view();
@@ -158,7 +161,7 @@ LiveOutcome LiveViewSession::main_state() const {
     o.message = fmt::format("{} navigated to {} ({})", describe(*main), o.to, o.failure);
     return o;
   }
-  if (main->state == LiveViewTopic::State::Joined && is_open() && connection_->phx->joined(main->topic)) {
+  if (main->state == LiveViewTopic::State::Joined && is_open() && connection_->phx->joined_or_rejoining(main->topic)) {
     return LiveOutcome::success();
   }
   return LiveOutcome::fail("closed", fmt::format("{} is gone: {}", describe(*main),
@@ -174,7 +177,8 @@ LiveViewTopic* LiveViewSession::joined_view(const std::string& view_id, LiveOutc
                                                                            view_id, url_));
     return nullptr;
   }
-  if (view->state == LiveViewTopic::State::Joined && !(is_open() && connection_->phx->joined(view->topic))) {
+  if (view->state == LiveViewTopic::State::Joined &&
+      !(is_open() && connection_->phx->joined_or_rejoining(view->topic))) {
     view->state = LiveViewTopic::State::Gone;
     view->gone_reason = is_open() ? "the server closed it or it crashed" : "the socket closed";
   }
@@ -298,6 +302,7 @@ void LiveViewSession::open_socket(Done done) {
   channel_options.record_metrics = false;
   // phoenix.js sends no heartbeats over LongPoll (skipHeartbeat): its polls keep the session.
   if (options_.transport == PhoenixTransport::LongPoll) channel_options.heartbeat_interval = 0;
+  channel_options.reconnect = options_.reconnects();
   auto connection = PhoenixConnection::make(ctx_, std::move(channel_options), options_.transport);
   std::weak_ptr<PhoenixConnection> weak_connection = connection;
   connection_ = connection;
@@ -399,6 +404,7 @@ void LiveViewSession::join_view(LiveViewTopic& view, lv::JoinParams params, Done
   view.leaving = lv::Navigation{};
   view.gone_reason.clear();
   arm_reader(view);
+  remember_join(view, params);
   const Nanos started = ctx_.clock.now();
   std::string error;
   try {
@@ -412,7 +418,8 @@ void LiveViewSession::join_view(LiveViewTopic& view, lv::JoinParams params, Done
                                return;
                              }
                              self->on_join_reply(id, reply, started, done);
-                           });
+                           },
+                           options_.reconnects() ? rejoin_hooks(view.root.id) : ChannelsSocket::RejoinHooks{});
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -477,7 +484,7 @@ void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelRep
   }
   record_diff_bytes(reply.response.size());
   view->state = LiveViewTopic::State::Joined;
-  ++view->mounts;
+  count_mount(*view);
   if (joined.navigation.kind == lv::Navigation::Kind::LivePatch && view == views_.front().get()) {
     url_ = proto::resolve_url(url_, joined.navigation.to);
   }
@@ -515,8 +522,12 @@ void LiveViewSession::sync_children(LiveViewTopic& parent, Done done) {
         if (dead.id == root.id) root.static_token = dead.static_token;
     }
     views_.push_back(std::make_unique<LiveViewTopic>(root));
+    // A child the parent's rejoin rendered counts its parent's earlier mounts (the View's
+    // joinCount starts at its parent's minus one): 0 on the first page, more after reconnects.
+    views_.back()->mounts = std::max(0, parent.mounts - 1);
     lv::JoinParams p = base_join_params();
     p.track_static.clear();
+    p.mounts = views_.back()->mounts;
     p.session = root.session;
     p.static_token = root.static_token;
     joins.emplace_back(views_.back().get(), std::move(p));
@@ -537,6 +548,8 @@ void LiveViewSession::drop_view(const std::string& view_id, bool send_leave) {
     } catch (const std::exception&) {
       // a topic that cannot be encoded was never joined either
     }
+  } else if (connection_) {
+    forget_channel(**it);  // waiting to rejoin: the socket must not rejoin it
   }
   views_.erase(it);
 }

@@ -79,6 +79,11 @@ struct LiveViewOptions {
   // The socket's transport: <socket_path>/websocket, or <socket_path>/longpoll as a browser
   // that fell back (longPollFallbackMs) polls it, with the page's cookies on every request.
   PhoenixTransport transport = PhoenixTransport::WebSocket;
+  // A connection lost after the socket opened is reconnected as phoenix.js does, and every
+  // joined view rejoins as phoenix_live_view's does (liveview_rejoin.hpp, docs/design/049).
+  // nullopt: on over LongPoll (a 410 is routine there), off over a WebSocket.
+  std::optional<bool> reconnect;
+  bool reconnects() const { return reconnect.value_or(transport == PhoenixTransport::LongPoll); }
 };
 
 // A user event on an element with phx-click, phx-keyup, phx-keydown, phx-blur, phx-focus, or a
@@ -153,6 +158,7 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   // The server's LiveView version as its join reply said it ("1.2.10", or "0.20.x (before
   // 0.20.15)"); before a join reply, the page's dialect ("1.0.6 or later (session token format 6)").
   std::string version() const;
+  // The socket is open, or reconnecting (then calls wait for it within their timeouts).
   bool is_open() const;
   // Closes the socket (the rendered page stays readable); a call in flight completes with
   // "closed".
@@ -174,6 +180,12 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   void join_roots(Done done);
   void join_view(LiveViewTopic& view, proto::lv::JoinParams params, Done done);
   void on_join_reply(const std::string& view_id, const ChannelReply& reply, Nanos started, Done done);
+  // reconnects (the socket's rejoin hooks for each view's channel)
+  ChannelsSocket::RejoinHooks rejoin_hooks(const std::string& view_id);
+  void on_view_errored(const std::string& view_id);
+  std::string rejoin_payload(const std::string& view_id);
+  void on_rejoin_reply(const std::string& view_id, const ChannelReply& reply);
+  void forget_channel(const LiveViewTopic& view);
   void join_all(std::vector<std::pair<LiveViewTopic*, proto::lv::JoinParams>> joins, Done done);
   void sync_children(LiveViewTopic& parent, Done done);
   void drop_view(const std::string& view_id, bool send_leave);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "proto/liveview_events.hpp"
 #include "proto/liveview_page.hpp"
 #include "proto/liveview_rendered.hpp"
@@ -29,6 +30,15 @@ struct LiveViewTopic {
   proto::lv::Rendered rendered;
   State state = State::Joining;
   int mounts = 0;                // successful joins so far (the join's params._mounts)
+  int mount_attempts = 0;        // rejoins sent since the last successful join (_mount_attempts)
+  // How its last join asked, for its rejoins after a reconnect (clients/liveview_rejoin.hpp).
+  struct RejoinAs {
+    bool sends_url = false;      // the page's URL goes with it (the main view)
+    bool as_redirect = false;    // ... as "redirect": a live navigation joined it
+    bool track_static = false;   // _track_static goes with it (roots)
+    std::string live_referer;    // the navigation's, as the View's params closure keeps it
+  } rejoin;
+  Nanos rejoin_sent_at = 0;      // when its last rejoin went (live.rejoin)
   // A redirect or live_redirect the server announced for this view (in a push, or in a reply);
   // the channel closes after it. Kind::None otherwise.
   proto::lv::Navigation leaving;

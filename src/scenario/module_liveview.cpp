@@ -210,6 +210,12 @@ clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* 
     o.transport = *transport;
   }
   lua_pop(L, 1);
+  lua_getfield(L, index, "reconnect");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1)) luaL_error(L, "liveview.connect: reconnect must be true or false");
+    o.reconnect = lua_toboolean(L, -1) != 0;
+  }
+  lua_pop(L, 1);
   return o;
 }
 
