@@ -12,6 +12,7 @@ import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from browser_check import require_browser, run_check
 from harness import Target, run, write_scenario, main
 
 
@@ -232,6 +233,98 @@ class Reconnects(unittest.TestCase):
         self.assertEqual(count(r, "channel.rejoin") + sum(rejoin_errors.values()), reconnects, r)
         self.assertEqual(count(r, "channel.join"), 2, r)  # the scenario's own joins only
         self.assertLessEqual(set(r.reasons("channel.push.errors")), {"closed"}, r)
+
+    def test_a_liveview_reconnects_rejoins_and_shows_the_remounted_page(self):
+        # Each VU clicks the counter for 4.5 s while its LongPoll session goes every second. The
+        # server mounts the view again on each rejoin (its count back to 0), so each reply's
+        # count is the previous one + 1 or, just after a rejoin, 1; the page shows each reply's
+        # count. Then the VU idles through a session loss: the rejoin reply's page replaced the
+        # old one, so the page shows the remounted 0, not the count it had.
+        path = write_scenario(f"""
+local live = require "stampede.liveview"
+local stampede = require "stampede"
+return {{ options = {{ vus = 2, duration = "300ms", graceful_stop = "40s" }},
+         run = function(vu)
+  if vu.iteration > 0 then stampede.sleep(50) return end
+  local view = live.connect("{self.target.url}/counter", {{ transport = "longpoll" }})
+  local last, clicks, resets, lost = 0, 0, 0, 0
+  local deadline = stampede.now() + 4500
+  while stampede.now() < deadline do
+    local ok, reply = pcall(view.click, view, "inc")
+    if ok then
+      clicks = clicks + 1
+      if reply.count ~= last + 1 then
+        stampede.check("a count that starts over starts from the remounted 0", reply.count == 1)
+        resets = resets + 1
+      end
+      last = reply.count
+      stampede.check("the page shows the server's count", view:text("#count") == tostring(reply.count))
+    else
+      -- Only a click in flight as the session went fails, and it fails closed.
+      stampede.check("a click fails only closed", reply.kind == "closed")
+      lost = lost + 1
+    end
+    stampede.sleep(15)
+  end
+  stampede.check("clicks went on across the reconnects", clicks >= 40)
+  stampede.check("the server remounted the view after session losses", resets >= 2)
+  stampede.check("the view is still live", view:is_open())
+  for round = 1, 2 do
+    view:click("inc")
+    view:click("inc")
+    stampede.check("clicked", tonumber(view:text("#count")) >= 1)
+    stampede.sleep(2200)  -- a session lost (every ~1 s) and the view rejoined meanwhile
+    stampede.check("the rejoin reply's page replaced the old one", view:text("#count") == "0")
+  end
+  local reply = view:click("inc")
+  stampede.check("and clicks go on from there", reply.count == 1 and view:text("#count") == "1")
+         end }}
+""")
+        r = run(["run", path, "--quiet"], timeout=120)
+        self.assertEqual(r.code, 0, r)
+        assert_checks_pass(self, r)
+        self.assertEqual(count(r, "vu.crashes"), 0, r)
+        self.assertEqual(count(r, "iteration.errors"), 0, r)
+        reconnects = count(r, "channel.reconnects")
+        self.assertGreaterEqual(reconnects, 2 * 7, r)  # 2 VUs, about 9 s each, a loss a second
+        self.assertEqual(list(r.reasons("longpoll.errors")), ["session_gone"], r)
+        self.assertEqual(count(r, "channel.reconnect.errors"), 0, r)
+        # Each reconnect rejoined the counter; a rejoin cut by the next loss counts closed.
+        rejoin_errors = r.reasons("live.rejoin.errors")
+        self.assertLessEqual(set(rejoin_errors), {"closed"}, r)
+        self.assertEqual(count(r, "live.rejoin") + sum(rejoin_errors.values()), reconnects, r)
+        self.assertEqual(count(r, "live.join"), 2, r)  # the first joins only
+        self.assertEqual(count(r, "live.join.errors"), 0, r)
+        self.assertLessEqual(set(r.reasons("live.event.errors")), {"closed"}, r)
+        self.assertEqual(count(r, "channel.rejoin"), 0, r)  # LiveView's are live.rejoin
+
+    def test_a_liveview_without_reconnect_closes(self):
+        path = write_scenario(f"""
+local live = require "stampede.liveview"
+local stampede = require "stampede"
+return {{ options = {{ vus = 1, {ONCE} }},
+         run = function(vu)
+  if vu.iteration > 0 then stampede.sleep(50) return end
+  local view = live.connect("{self.target.url}/counter", {{ transport = "longpoll", reconnect = false }})
+  view:click("inc")
+  stampede.sleep(1800)
+  stampede.check("closed for good", not view:is_open())
+  local ok, err = pcall(view.click, view, "inc")
+  stampede.check("and says so", not ok and err.kind == "closed")
+  stampede.check("the last page stays readable", view:text("#count") == "1")
+         end }}
+""")
+        r = run(["run", path, "--quiet"])
+        assert_checks_pass(self, r)
+        self.assertEqual(r.reasons("longpoll.errors"), {"session_gone": 1}, r)
+        self.assertEqual(count(r, "channel.reconnects"), 0, r)
+        self.assertEqual(count(r, "live.rejoin"), 0, r)
+
+    def test_the_official_liveview_js_reconnects_over_longpoll_against_the_target(self):
+        # What the client above does, done by phoenix_live_view's own JS in Chromium against the
+        # same target: its rejoin payload (_mounts 1, same tokens) and the remounted page.
+        require_browser()
+        run_check(self, "liveview_longpoll_reconnect_check.js", "--url", self.target.url)
 
     def test_without_reconnect_the_socket_closes(self):
         r = run(["run", channels_scenario(self.url, """
