@@ -14,6 +14,7 @@
 ---@field buffer? integer Pushes kept for `await` (default 100).
 ---@field compression? boolean Offer permessage-deflate.
 ---@field insecure? boolean Do not verify TLS.
+---@field reconnect? boolean Reconnect a connection lost after the socket opened, as phoenix.js's Socket does, and rejoin every view as phoenix_live_view's JS does (default true with `transport = "longpoll"`, false over a WebSocket, where a lost connection closes the view): tries after 10, 50, 100, 150, 200, 250, 500 ms, 1 s, 2 s, then every 5 s (`channel.reconnects`, `channel.reconnect.errors`); once open, each view rejoins with the same session and static tokens, the page's current URL and `_mounts` one higher (`live.rejoin`), the rejoin reply's page replaces the view's (the server mounted it again), and nested LiveViews are joined again as new ones. Calls in flight when the connection went fail `closed`; calls made while it reconnects wait for their view's rejoin within their timeout; `await` waits through it. A refused rejoin ends the view (`live.rejoin.errors`; a browser reloads the page then: `live.connect` it again).
 
 ---Options of the event calls (`click`, `change`, `submit`, ...).
 ---@class stampede.liveview.EventOptions
@@ -172,7 +173,7 @@ function View:version() end
 ---Closes the view's socket.
 function View:close() end
 
----Whether the view's socket is open.
+---Whether the view's socket is open (or reconnecting, with `reconnect`).
 ---@return boolean
 function View:is_open() end
 
