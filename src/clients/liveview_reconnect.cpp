@@ -9,7 +9,9 @@
 //     children it renders are joined as new ones (joinNewChildren);
 //   * a refused rejoin ends the view (the browser reloads the page then: onJoinError ->
 //     reloadWithJitter / onRedirect): its next call fails `closed` saying so, the scenario
-//     may live.load the page; a rejoin that navigates is that navigation.
+//     may live.connect the page again; a rejoin that navigates is that navigation;
+//   * an upload's lvu: channel is left when the connection goes (the EntryUploader's onError):
+//     its entry token was for the old server process; the chunk in flight failed `closed`.
 // The socket (ChannelsSocket) keeps the timing: when to reconnect and rejoin, rejoins retried
 // after rejoinAfterMs when unanswered, pushes made meanwhile held until their view rejoined.
 #include <fmt/format.h>
@@ -39,6 +41,15 @@ ChannelsSocket::RejoinHooks LiveViewSession::rejoin_hooks(const std::string& vie
   hooks.rejoined = [weak = weak_from_this(), generation = generation_, view_id](const ChannelReply& reply) {
     auto self = weak.lock();
     if (self && generation == self->generation_) self->on_rejoin_reply(view_id, reply);
+  };
+  return hooks;
+}
+
+ChannelsSocket::RejoinHooks LiveViewSession::upload_rejoin_hooks(const std::string& topic) {
+  ChannelsSocket::RejoinHooks hooks;
+  if (!options_.reconnects() || !connection_) return hooks;
+  hooks.errored = [socket = std::weak_ptr<ChannelsSocket>(connection_->phx), topic](const std::string&) {
+    if (auto phx = socket.lock()) phx->leave(topic, 0, nullptr);
   };
   return hooks;
 }

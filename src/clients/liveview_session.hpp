@@ -35,7 +35,7 @@
 //
 // The class is written in four files: liveview_session.cpp (the page, its socket, joins),
 // liveview_replies.cpp (pushes and replies), liveview_actions.cpp (events, forms, patch,
-// navigate) and liveview_upload.cpp.
+// navigate), liveview_upload.cpp and liveview_reconnect.cpp (rejoins after a reconnect).
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -182,6 +182,7 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   void on_join_reply(const std::string& view_id, const ChannelReply& reply, Nanos started, Done done);
   // reconnects (the socket's rejoin hooks for each view's channel)
   ChannelsSocket::RejoinHooks rejoin_hooks(const std::string& view_id);
+  ChannelsSocket::RejoinHooks upload_rejoin_hooks(const std::string& topic);
   void on_view_errored(const std::string& view_id);
   std::string rejoin_payload(const std::string& view_id);
   void on_rejoin_reply(const std::string& view_id, const ChannelReply& reply);

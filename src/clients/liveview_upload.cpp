@@ -255,7 +255,8 @@ void LiveViewSession::upload_next_entry(std::shared_ptr<UploadRun> run) {
             return self->upload_finish(run, std::move(o));
           }
           self->upload_send_chunk(run);
-        });
+        },
+        upload_rejoin_hooks(run->entry_topic));
   } catch (const std::exception& e) {
     error = e.what();
   }
