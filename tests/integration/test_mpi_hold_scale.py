@@ -10,7 +10,7 @@ import sys
 import unittest
 
 from harness import BIN, main
-from mpi_harness import MPIRUN, NO_MPIRUN
+from mpi_harness import MPIRUN, NO_MPIRUN, mpi_env
 
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "hundred-thousand")
 
@@ -18,7 +18,7 @@ BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "be
 @unittest.skipIf(MPIRUN is None, NO_MPIRUN)
 class HoldAtScale(unittest.TestCase):
     def test_ten_thousand_users_over_two_ranks_are_all_held_without_an_error(self):
-        env = dict(os.environ, STAMPEDE_BIN=BIN, RANKS="2", TARGETS="2", RAMP="10", HOLD="15", HEARTBEAT="5s")
+        env = dict(mpi_env(), STAMPEDE_BIN=BIN, RANKS="2", TARGETS="2", RAMP="10", HOLD="15", HEARTBEAT="5s")
         p = subprocess.run([sys.executable, BENCH, "10000"], env=env, capture_output=True, text=True, timeout=240)
         report = f"{p.stdout[-4000:]}\n{p.stderr[-3000:]}"
         self.assertEqual(p.returncode, 0, report)
