@@ -97,17 +97,7 @@ void LiveViewSession::on_rejoin_reply(const std::string& view_id, const ChannelR
   const boost::json::value response = parse_live_json_or_empty(reply.response);
   const lv::JoinReply joined = lv::read_join_reply(reply.status, response);
   if (!joined.ok) {
-    const auto kind = joined.navigation.kind;
-    if (kind == lv::Navigation::Kind::Redirect || kind == lv::Navigation::Kind::LiveRedirect) {
-      return gone(navigation_outcome(*view, joined.navigation, what));
-    }
-    LiveOutcome o = LiveOutcome::fail(
-        "join_error",
-        fmt::format("the server refused to {}: {} (a browser reloads the page then: live.connect it again)", what,
-                    reply.response),
-        joined.reason.empty() ? "refused" : joined.reason);
-    o.response_json = reply.response;
-    return gone(std::move(o));
+    return gone(refused_join(*view, joined, reply, what, " (a browser reloads the page then: live.connect it again)"));
   }
   // The same server answers in the same dialect; one that changed release meanwhile (a deploy)
   // is read in its own, as a join's reply would be.

@@ -228,6 +228,18 @@ void LiveViewSession::close(const std::string& reason) {
   }
 }
 
+LiveOutcome LiveViewSession::refused_join(LiveViewTopic& view, const lv::JoinReply& joined, const ChannelReply& reply,
+                                          const std::string& what, std::string_view hint) {
+  const auto kind = joined.navigation.kind;
+  if (kind == lv::Navigation::Kind::Redirect || kind == lv::Navigation::Kind::LiveRedirect) {
+    return navigation_outcome(view, joined.navigation, what);
+  }
+  LiveOutcome o = LiveOutcome::fail("join_error", fmt::format("the server refused to {}: {}{}", what, reply.response, hint),
+                                    joined.reason.empty() ? "refused" : joined.reason);
+  o.response_json = reply.response;
+  return o;
+}
+
 void LiveViewSession::open_page(std::string url, Done done) {
   teardown("the page was left");
   const std::uint64_t generation = generation_;
@@ -445,18 +457,7 @@ void LiveViewSession::on_join_reply(const std::string& view_id, const ChannelRep
   if (!reply.failure.empty()) return gone(call_failure(*view, reply, what));
   const boost::json::value response = parse_live_json_or_empty(reply.response);
   const lv::JoinReply joined = lv::read_join_reply(reply.status, response);
-  if (!joined.ok) {
-    const auto kind = joined.navigation.kind;
-    if (kind == lv::Navigation::Kind::Redirect || kind == lv::Navigation::Kind::LiveRedirect) {
-      return gone(navigation_outcome(*view, joined.navigation, what));
-    }
-    LiveOutcome o = LiveOutcome::fail(
-        "join_error",
-        fmt::format("the server refused to {}: {}{}", what, reply.response, join_hint(joined.reason)),
-        joined.reason.empty() ? "refused" : joined.reason);
-    o.response_json = reply.response;
-    return gone(std::move(o));
-  }
+  if (!joined.ok) return gone(refused_join(*view, joined, reply, what, join_hint(joined.reason)));
   if (joined.version) {
     if (!supported_version(*joined.version)) {
       return gone(LiveOutcome::fail("version_error",

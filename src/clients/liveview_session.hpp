@@ -209,6 +209,10 @@ class LiveViewSession : public std::enable_shared_from_this<LiveViewSession> {
   void destroy_cids(LiveViewTopic& view, std::vector<int> cids);
   LiveOutcome navigation_outcome(LiveViewTopic& view, const proto::lv::Navigation& nav, const std::string& what);
   LiveOutcome call_failure(const LiveViewTopic& view, const ChannelReply& reply, const std::string& what);
+  // A join or rejoin the server did not accept: the navigation it asked for, or a join_error
+  // naming its reason, with `hint` (what a user can do about it) after the reply.
+  LiveOutcome refused_join(LiveViewTopic& view, const proto::lv::JoinReply& joined, const ChannelReply& reply,
+                           const std::string& what, std::string_view hint);
   // helpers
   LiveViewTopic* find_view(const std::string& view_id);
   const LiveViewTopic* main_view() const;
