@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clients/channels_socket.hpp"
+#include "clients/channels_socket_harness.hpp"
 
 namespace stampede::clients {
 namespace {
@@ -21,15 +22,14 @@ constexpr const char* kChannelMetrics[] = {"channel.join",     "channel.join.err
 
 // One socket with its own registry: joins room:1 (ok), pushes twice (one ok, one error reply),
 // and receives a broadcast.
-struct Session {
-  explicit Session(bool record_metrics) : sink(registry), ctx(io, sink, clock) {
-    ChannelsOptions options;
-    options.heartbeat_interval = 0;
-    options.record_metrics = record_metrics;
-    socket = std::make_shared<ChannelsSocket>(
-        ctx, options, [this](std::string data, bool) { sent.push_back(std::move(data)); },
-        [](std::uint16_t, std::string) {});
-    socket->on_open();
+ChannelsOptions recording(bool record_metrics) {
+  ChannelsOptions options = ChannelsSocketHarness::without_heartbeat();
+  options.record_metrics = record_metrics;
+  return options;
+}
+
+struct Session : ChannelsSocketHarness {
+  explicit Session(bool record_metrics) : ChannelsSocketHarness(recording(record_metrics)) {
     socket->join("room:1", "{}", 0, [this](const ChannelReply& r) { replies.push_back(r.ok()); });
     reply("ok");
     socket->push("room:1", "a", "{}", false, 0, [this](const ChannelReply& r) { replies.push_back(r.ok()); });
@@ -41,8 +41,7 @@ struct Session {
 
   // Answers the last frame sent with `status`.
   void reply(const std::string& status) {
-    const auto m = std::get<phx::Message>(
-        phx::decode(sent.back(), false, phx::Serializer::V2, phx::Direction::ClientToServer));
+    const phx::Message m = last_sent();
     socket->on_frame(R"([")" + *m.join_ref + R"(",")" + *m.ref + R"(","room:1","phx_reply",{"status":")" + status +
                          R"(","response":{}}])",
                      false);
@@ -53,13 +52,6 @@ struct Session {
     return registry.find(name, id);
   }
 
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::Registry registry;
-  metrics::MetricSink sink;
-  ClientContext ctx;
-  std::shared_ptr<ChannelsSocket> socket;
-  std::vector<std::string> sent;
   std::vector<bool> replies;
 };
 

@@ -9,28 +9,23 @@
 #include <vector>
 
 #include "clients/channels_socket.hpp"
+#include "clients/channels_socket_harness.hpp"
 
 namespace stampede::clients {
 namespace {
 
 namespace phx = proto::phx;
 
-class ChannelsSocketReconnectTest : public ::testing::Test {
- protected:
-  ChannelsSocketReconnectTest() : sink(registry), ctx(io, sink, clock) {
-    ChannelsOptions options;
-    options.heartbeat_interval = 0;
-    options.reconnect = true;
-    socket = std::make_shared<ChannelsSocket>(
-        ctx, options, [this](std::string data, bool) { sent.push_back(std::move(data)); },
-        [this](std::uint16_t, std::string reason) { closed_with = reason; });
-    socket->on_open();
-  }
+ChannelsOptions reconnecting() {
+  ChannelsOptions options = ChannelsSocketHarness::without_heartbeat();
+  options.reconnect = true;
+  return options;
+}
 
-  phx::Message decode(const std::string& frame) {
-    return std::get<phx::Message>(phx::decode(frame, false, phx::Serializer::V2, phx::Direction::ClientToServer));
-  }
-  phx::Message last_sent() { return decode(sent.back()); }
+class ChannelsSocketReconnectTest : public ::testing::Test, public ChannelsSocketHarness {
+ protected:
+  ChannelsSocketReconnectTest() : ChannelsSocketHarness(reconnecting()) {}
+
   void reply(const phx::Message& to, const std::string& status) {
     socket->on_frame("[\"" + to.join_ref.value_or("") + "\",\"" + *to.ref + "\",\"" + to.topic +
                          "\",\"phx_reply\",{\"status\":\"" + status + "\",\"response\":{}}]",
@@ -52,19 +47,7 @@ class ChannelsSocketReconnectTest : public ::testing::Test {
     const auto it = m.reasons.find(reason);
     return it == m.reasons.end() ? 0 : it->second;
   }
-  void drain() {
-    io.restart();
-    io.poll();
-  }
 
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::Registry registry;
-  metrics::MetricSink sink;
-  ClientContext ctx;
-  std::shared_ptr<ChannelsSocket> socket;
-  std::vector<std::string> sent;
-  std::string closed_with;
   metrics::Snapshot snap;
 };
 

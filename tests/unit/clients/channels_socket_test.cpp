@@ -6,41 +6,18 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 
+#include "clients/channels_socket_harness.hpp"
+
 namespace stampede::clients {
 namespace {
 
 namespace phx = proto::phx;
 
-class ChannelsSocketTest : public ::testing::Test {
+class ChannelsSocketTest : public ::testing::Test, public ChannelsSocketHarness {
  protected:
-  ChannelsSocketTest() : sink(registry), ctx(io, sink, clock) {
-    ChannelsOptions options;
-    options.heartbeat_interval = 0;
-    socket = std::make_shared<ChannelsSocket>(
-        ctx, options, [this](std::string data, bool) { sent.push_back(std::move(data)); },
-        [this](std::uint16_t, std::string reason) { closed_with = reason; });
-    socket->on_open();
-  }
+  ChannelsSocketTest() : ChannelsSocketHarness(without_heartbeat()) {}
 
-  // The last frame the client sent, decoded.
-  phx::Message last_sent() {
-    auto d = phx::decode(sent.back(), false, phx::Serializer::V2, phx::Direction::ClientToServer);
-    return std::get<phx::Message>(d);
-  }
   void receive(const std::string& frame) { socket->on_frame(frame, false); }
-  void drain() {
-    io.restart();
-    io.poll();
-  }
-
-  boost::asio::io_context io;
-  SteadyClock clock;
-  metrics::Registry registry;
-  metrics::MetricSink sink;
-  ClientContext ctx;
-  std::shared_ptr<ChannelsSocket> socket;
-  std::vector<std::string> sent;
-  std::string closed_with;
 };
 
 TEST_F(ChannelsSocketTest, JoinRefEqualsTheJoinsRefAndTravelsWithEveryPush) {
