@@ -5,6 +5,7 @@
 #include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/basic_stream_socket.hpp>
 #include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
@@ -17,5 +18,10 @@ using Socket = asio::basic_stream_socket<asio::ip::tcp, Executor>;
 using Acceptor = asio::basic_socket_acceptor<asio::ip::tcp, Executor>;
 using Timer =
     asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, Executor>;
+
+// A non-blocking read or write that found nothing to do: wait for the socket, not an error.
+inline bool would_block(const boost::system::error_code& ec) {
+  return ec == asio::error::would_block || ec == asio::error::try_again;
+}
 
 }  // namespace stampede::target

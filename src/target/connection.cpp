@@ -28,10 +28,6 @@ constexpr auto kLingerTime = std::chrono::seconds(2);
 // An output buffer grown by a large body is released after the write instead of kept.
 constexpr std::size_t kKeptOutputCapacity = 256 * 1024;
 
-bool would_block(const boost::system::error_code& ec) {
-  return ec == asio::error::would_block || ec == asio::error::try_again;
-}
-
 }  // namespace
 
 Connection::Connection(Worker& worker, Socket socket)

@@ -15,10 +15,6 @@ namespace {
 // The worker's output buffers are lent for a write and taken back after it (Worker::take_output_buffer).
 constexpr std::size_t kMaxSpareExchanges = 128;
 
-bool would_block(const boost::system::error_code& ec) {
-  return ec == asio::error::would_block || ec == asio::error::try_again;
-}
-
 // HTTP/2 forbids these in a response (RFC 9113 8.2.2); the framing does their job.
 bool is_connection_specific(std::string_view name) {
   using proto::http_text::iequals;

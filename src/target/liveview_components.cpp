@@ -10,10 +10,10 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {
+constexpr std::string_view kComponentsParts[] = {
     "<h1>Components</h1>\n<p>Parent clicks: <span id=\"parent-clicks\">",
     "</span></p>\n<button id=\"parent-btn\" phx-click=\"parent_click\">parent</button>\n", ""};
-constexpr Template kComponents{kParts, false};
+constexpr Template kComponents{kComponentsParts, false};
 
 constexpr std::string_view kClickerParts[] = {"<div",
                                               " class=\"clicker\">\n  <p>",

@@ -8,10 +8,10 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {"<h1>Counter</h1>\n<p>Count: <span id=\"count\">",
+constexpr std::string_view kCounterParts[] = {"<h1>Counter</h1>\n<p>Count: <span id=\"count\">",
                                        "</span></p>\n<button id=\"inc\" phx-click=\"inc\">+1 (reply)</button>\n"
                                        "<button id=\"inc-noreply\" phx-click=\"inc_noreply\">+1 (no reply)</button>"};
-constexpr Template kCounter{kParts, false};
+constexpr Template kCounter{kCounterParts, false};
 
 class CounterLive final : public LiveView {
  public:

@@ -9,8 +9,8 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {"<h1 id=\"greeting\">Hello ", "</h1>\n<a href=\"/logout\">log out</a>"};
-constexpr Template kDashboard{kParts, false};
+constexpr std::string_view kDashboardParts[] = {"<h1 id=\"greeting\">Hello ", "</h1>\n<a href=\"/logout\">log out</a>"};
+constexpr Template kDashboard{kDashboardParts, false};
 
 class DashboardLive final : public LiveView {
  public:

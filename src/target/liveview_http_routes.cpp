@@ -10,7 +10,7 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kNotFound = "Not Found";
+constexpr std::string_view kNotFoundPage = "Not Found";
 
 PlugSession session_of(const RouteRequest& req) {
   const auto* header = req.request.header("cookie");
@@ -108,7 +108,7 @@ void serve(const RouteRequest& req, Response& response) {
     response.set_owned(200, kJavaScript, app_js(scope.prefix));
     response.headers = "Cache-Control: public\r\n";
   } else {
-    response.set_static(404, kHtml, kNotFound);
+    response.set_static(404, kHtml, kNotFoundPage);
   }
 }
 

@@ -15,9 +15,9 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {
+constexpr std::string_view kPostsParts[] = {
     "<h1>Posts (page <span id=\"page\">", "</span>)</h1>\n<ul id=\"posts\">\n  ", "\n</ul>\n", "\n", "\n", ""};
-constexpr Template kPosts{kParts, false};
+constexpr Template kPosts{kPostsParts, false};
 constexpr std::string_view kItemParts[] = {"<li id=\"post-", "\">", ": ", "</li>"};
 constexpr Template kItem{kItemParts, false};
 // <.link patch=...> and <.link navigate=...>, and their inner blocks.

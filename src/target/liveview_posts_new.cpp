@@ -13,8 +13,8 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {"<h1>New post</h1>\n", ""};
-constexpr Template kPostsNew{kParts, false};
+constexpr std::string_view kPostsNewParts[] = {"<h1>New post</h1>\n", ""};
+constexpr Template kPostsNew{kPostsNewParts, false};
 constexpr std::string_view kFormParts[] = {"<form", ">\n  ", "\n  ", "\n  ", "\n</form>"};
 constexpr Template kFormTemplate{kFormParts, true};
 constexpr std::string_view kFieldsParts[] = {

@@ -6,6 +6,7 @@
 
 #include "proto/json_string.hpp"
 #include "proto/websocket_frame.hpp"
+#include "target/json_field.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
 #include "target/liveview_uploads.hpp"
@@ -16,11 +17,6 @@ namespace {
 
 namespace json = boost::json;
 namespace phx = proto::phx;
-
-const json::string* string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr ? value->if_string() : nullptr;
-}
 
 std::string diff_response(const std::string& diff) { return diff.empty() ? "{}" : "{\"diff\":" + diff + "}"; }
 

@@ -4,6 +4,7 @@
 #include <boost/json/parse.hpp>
 
 #include "proto/json_string.hpp"
+#include "target/json_field.hpp"
 #include "target/liveview_layout.hpp"
 #include "target/liveview_session.hpp"
 #include "target/rendered_json.hpp"
@@ -14,14 +15,9 @@ namespace {
 namespace json = boost::json;
 namespace phx = proto::phx;
 
-constexpr std::string_view kStale = R"({"reason":"stale"})";
+constexpr std::string_view kStaleReason = R"({"reason":"stale"})";
 constexpr std::string_view kUnauthorized = R"({"reason":"unauthorized"})";
 constexpr std::string_view kJoinCrashed = R"({"reason":"join crashed"})";
-
-const json::string* string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr ? value->if_string() : nullptr;
-}
 
 std::string redirect_refusal(LiveViewDialect dialect, std::string_view to) {
   std::string response = R"({"redirect":{)";
@@ -77,19 +73,19 @@ void LiveViewSession::join_view(phx::Message& message) {
   const auto claims = session_token ? verify_view_session(dialect, *session_token, now_ms) : std::nullopt;
   const auto topic_id = std::string_view(message.topic).substr(3);
   if (!claims || claims->id != topic_id || topic_id.size() != kIdLength) {
-    refuse_join(message, join_ref, kStale, replaced);
+    refuse_join(message, join_ref, kStaleReason, replaced);
     return;
   }
   // The socket's session (cookie + the URL's _csrf_token), and the join's own _csrf_token.
   const auto* params = payload->if_contains("params");
   const auto* csrf = params != nullptr && params->is_object() ? string_at(params->as_object(), "_csrf_token") : nullptr;
   if (!info_.session || csrf == nullptr || !csrf_token_matches(*csrf, info_.session->csrf_token)) {
-    refuse_join(message, join_ref, kStale, replaced);
+    refuse_join(message, join_ref, kStaleReason, replaced);
     return;
   }
   const auto* token_route = route_for_module(claims->view);
   if (token_route == nullptr) {
-    refuse_join(message, join_ref, kStale, replaced);  // a view this app no longer has
+    refuse_join(message, join_ref, kStaleReason, replaced);  // a view this app no longer has
     return;
   }
 
@@ -99,7 +95,7 @@ void LiveViewSession::join_view(phx::Message& message) {
   const auto* url = redirect != nullptr ? redirect : string_at(*payload, "url");
   const auto parts = url != nullptr ? split_absolute_url(*url) : std::nullopt;
   if (!parts) {
-    refuse_join(message, join_ref, kStale, replaced);
+    refuse_join(message, join_ref, kStaleReason, replaced);
     return;
   }
   std::string_view path_in_scope;
@@ -116,7 +112,7 @@ void LiveViewSession::join_view(phx::Message& message) {
   const MountContext context{info_.scope, parts->query, info_.session->user, true, services_.random, services_.posts};
   auto mounted = mount_view(route->page, context);
   switch (mounted.kind) {
-    case MountResult::Kind::Stale: refuse_join(message, join_ref, kStale, replaced); return;
+    case MountResult::Kind::Stale: refuse_join(message, join_ref, kStaleReason, replaced); return;
     case MountResult::Kind::Crash: refuse_join(message, join_ref, kJoinCrashed, replaced); return;
     case MountResult::Kind::Redirect:
       refuse_join(message, join_ref, redirect_refusal(dialect, mounted.redirect_to), replaced);

@@ -12,10 +12,10 @@
 namespace stampede::target {
 namespace {
 
-constexpr std::string_view kParts[] = {
+constexpr std::string_view kUploadParts[] = {
     "<h1>Upload</h1>\n<form id=\"upload-form\" phx-submit=\"save\" phx-change=\"validate\">\n  ", "\n  ", "\n  ",
     "\n  <button type=\"submit\">Upload</button>\n</form>\n<ul id=\"uploaded\">\n  ", "\n</ul>"};
-constexpr Template kUpload{kParts, false};
+constexpr Template kUpload{kUploadParts, false};
 // <.live_file_input>: 0.20 wrote data-phx-update="ignore" as a static and had one dynamic less.
 constexpr std::string_view kInput1Parts[] = {
     "<input", " type=\"file\"", "", " data-phx-hook=\"Phoenix.LiveFileUpload\"", "", "", "", "", "", "", ">"};

@@ -5,15 +5,11 @@
 #include <string>
 
 #include "proto/json_string.hpp"
+#include "target/json_field.hpp"
 #include "target/rendered_json.hpp"
 
 namespace stampede::target {
 namespace {
-
-const boost::json::string* string_at(const boost::json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr ? value->if_string() : nullptr;
-}
 
 template <typename Keep>
 std::string refs_where(const std::vector<LiveUploads::Entry>& entries, Keep keep) {

@@ -41,7 +41,7 @@ const PostsCatalog& catalog() {
   return instance;
 }
 
-constexpr std::string_view kNotFound = R"({"error":"post not found"})";
+constexpr std::string_view kPostNotFound = R"({"error":"post not found"})";
 
 void list_posts(const RouteRequest&, Response& response) {
   response.set_static(200, kJson, catalog().list_json);
@@ -54,7 +54,7 @@ void show_post(const RouteRequest& req, Response& response) {
   const auto [ptr, ec] = std::from_chars(id_text.data(), end, id);
   const auto& posts = catalog().post_json;
   if (ec != std::errc() || ptr != end || id == 0 || id > posts.size()) {
-    response.set_static(404, kJson, kNotFound);
+    response.set_static(404, kJson, kPostNotFound);
     return;
   }
   response.set_static(200, kJson, posts[id - 1]);

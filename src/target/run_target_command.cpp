@@ -1,7 +1,6 @@
 #include "target/run_target_command.hpp"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -11,19 +10,11 @@
 #include <cstring>
 #include <exception>
 
+#include "target/descriptor_limit.hpp"
 #include "target/target_server.hpp"
 
 namespace stampede::target {
 namespace {
-
-// Every connection costs a descriptor: allow as many as the hard limit permits.
-void raise_descriptor_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
 
 bool write_truth_file(const std::string& path, const Truth& truth) {
   std::FILE* file = std::fopen(path.c_str(), "w");

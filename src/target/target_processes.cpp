@@ -1,7 +1,6 @@
 #include "target/target_processes.hpp"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -16,21 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "target/descriptor_limit.hpp"
 #include "target/target_server.hpp"
 
 namespace stampede::target {
 
 namespace {
-
-// Every connection costs a descriptor: allow as many as the hard limit permits (each
-// process has a limit of its own: that is the point of several processes).
-void raise_descriptor_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
 
 // Port 0: the parent takes a free port first, bound with SO_REUSEPORT but not listening
 // (so it gets no connections), and keeps it until the children have joined it.

@@ -19,10 +19,6 @@ constexpr Nanos kCloseWait = 2 * kSecond;
 // pushes) is cut off past this much unsent output, rather than grow without bound.
 constexpr std::size_t kMaxUnsentBytes = 16 * 1024 * 1024;
 
-bool would_block(const boost::system::error_code& ec) {
-  return ec == asio::error::would_block || ec == asio::error::try_again;
-}
-
 Timer::time_point at_monotonic(Nanos t) {
   return Timer::time_point(std::chrono::duration_cast<Timer::duration>(std::chrono::nanoseconds(t)));
 }
