@@ -5,6 +5,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <array>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,16 @@
 #include "transport/send_batch.hpp"
 
 namespace stampede::clients {
+
+// Reads of one connection (or one response) before it lets the worker's other connections
+// and timers have a turn: the same budget for every protocol's client.
+inline constexpr int kReadsPerTurn = 16;
+
+// Cookies expire on the calendar, not on the monotonic clock.
+inline std::int64_t wall_clock_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 class ClientContext {
  public:

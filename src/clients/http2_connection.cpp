@@ -7,6 +7,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "clients/client_context.hpp"
 #include "transport/errors.hpp"
 
 namespace stampede::clients {
@@ -19,9 +20,6 @@ namespace {
 // Offered by ALPN, most preferred first: a server that does not speak h2 may still pick
 // HTTP/1.1, and the requests then go over HTTP/1.1 (Http2Request::on_declined).
 constexpr std::string_view kAlpnOffer{"\x02h2\x08http/1.1", 12};
-// Reads before letting the worker's other connections and timers have a turn.
-constexpr int kReadsPerTurn = 16;
-
 }  // namespace
 
 Http2Connection::Http2Connection(ClientContext& ctx, const UrlTarget& target, bool insecure)

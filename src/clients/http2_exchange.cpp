@@ -12,6 +12,7 @@
 
 #include "clients/http2_session.hpp"
 #include "clients/http_hop.hpp"
+#include "proto/ascii.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_text.hpp"
 
@@ -39,11 +40,7 @@ std::string field_problem(std::string_view name, std::string_view value) {
   return {};
 }
 
-std::string lowercase(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = proto::http_text::ascii_lower(c);
-  return out;
-}
+using proto::ascii::lowercase;
 
 }  // namespace
 

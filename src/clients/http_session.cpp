@@ -18,9 +18,11 @@
 #include <string_view>
 #include <utility>
 
+#include "clients/client_context.hpp"
 #include "clients/http2_session.hpp"
 #include "clients/http_hop.hpp"
 #include "clients/url_target.hpp"
+#include "proto/ascii.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_request_writer.hpp"
 #include "transport/errors.hpp"
@@ -43,20 +45,7 @@ constexpr std::size_t kMaxIdlePerOrigin = 6;
 // liveness peek (docs/design/021). Servers close idle connections after seconds (Cowboy and
 // Bandit 60 s, nginx 75 s, Node 5 s), sometimes with a 408 first: older ones are checked.
 constexpr Nanos kUncheckedReuseWithin = kSecond;
-// Reads of one response before letting other connections and the timers have a turn.
-constexpr int kReadsPerTurn = 16;
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// Cookies expire on the calendar, not on the monotonic clock.
-std::int64_t wall_clock_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using proto::ascii::iequals;
 
 // ---------------------------------------------------------------------------------------
 // Connections and the session that pools them.

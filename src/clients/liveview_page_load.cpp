@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "proto/ascii.hpp"
 #include "proto/liveview_events.hpp"
 #include "proto/url_resolve.hpp"
 
@@ -17,15 +18,11 @@ namespace {
 
 constexpr const char* kLoginGuide = "see \"Pages behind a login\" in the README (stampede.liveview)";
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
+using proto::ascii::lowercase;
 
 std::string path_of(const std::string& url) {
   const auto parsed = boost::urls::parse_uri(url);
-  return parsed ? lower(parsed->encoded_path()) : lower(url);
+  return parsed ? lowercase(parsed->encoded_path()) : lowercase(url);
 }
 
 // A path that reads like a login page: where an app sends a visitor it does not know.
@@ -104,7 +101,7 @@ LiveOutcome read_page(const std::string& requested_url, const HttpResponse& resp
                   "login page");
     }
     const std::string type = content_type(response);
-    const bool html = type.empty() || lower(type).find("html") != std::string::npos;
+    const bool html = type.empty() || lowercase(type).find("html") != std::string::npos;
     return fail(fmt::format("GET {} has no LiveView: no element with data-phx-session{} (is it a `live` route? a page "
                             "behind a login: {})",
                             where, html ? "" : fmt::format(" (the response is {}, not HTML)", type), kLoginGuide),

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "clients/client_context.hpp"
 #include "clients/liveview_rejoin.hpp"
 #include "clients/liveview_version.hpp"
 #include "proto/phoenix_longpoll.hpp"
@@ -26,11 +27,6 @@ namespace {
 
 // Messages on topics nobody reads (a nested LiveView that was just left): a few at most.
 constexpr std::size_t kUnreadMessages = 16;
-
-std::int64_t wall_clock_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string join_hint(const std::string& reason) {
   if (reason == "stale") {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "clients/borrowed_read_buffer.hpp"
+#include "clients/client_context.hpp"
 #include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/event_stream.hpp"
@@ -31,8 +32,6 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 using proto::http_text::iequals;
 
-// Reads of one connection before letting the others and the timers have a turn.
-constexpr int kReadsPerTurn = 16;
 // The response head; the body is taken from the parser after every read, so its limit only
 // bounds what one read inflates to (a gzip-coded stream).
 constexpr proto::HttpParserLimits kParserLimits{64 * 1024, 64 * 1024 * 1024};

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstddef>
 
+#include "proto/ascii.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::clients {
@@ -16,11 +17,7 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kSchemes{"http", "https", "ws", "wss"};
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = proto::http_text::ascii_lower(c);
-  return out;
-}
+using proto::ascii::lowercase;
 
 bool is_ours(std::string_view scheme) {
   for (std::string_view s : kSchemes)
@@ -125,16 +122,16 @@ std::string describe_url_mistake(std::string_view text, UrlSchemes schemes) {
       return fmt::format("it is a path, not a whole URL: give the scheme and the host too, e.g. {}://localhost:4000{}",
                          usual, text);
     const std::size_t colon = text.find(':');
-    if (colon != std::string_view::npos && is_ours(lower(text.substr(0, colon)))) {
+    if (colon != std::string_view::npos && is_ours(lowercase(text.substr(0, colon)))) {
       std::string_view rest = text.substr(colon + 1);
       while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
       return fmt::format("\"{}:\" must be followed by \"//\": did you mean {}://{}?", text.substr(0, colon),
-                         lower(text.substr(0, colon)), rest);
+                         lowercase(text.substr(0, colon)), rest);
     }
     return fmt::format("missing scheme: did you mean {}://{}?", usual, text);
   }
 
-  const std::string scheme = lower(text.substr(0, separator));
+  const std::string scheme = lowercase(text.substr(0, separator));
   const std::string_view rest = text.substr(separator + 3);
   if (is_ours(scheme) && is_web(scheme) != web) {
     const std::string_view same_security = web ? (scheme == "wss" ? "https" : "http") : (scheme == "https" ? "wss" : "ws");

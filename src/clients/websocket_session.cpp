@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "clients/borrowed_read_buffer.hpp"
+#include "clients/client_context.hpp"
 #include "clients/url_target.hpp"
 #include "proto/duration.hpp"
 #include "proto/http_text.hpp"
@@ -36,8 +37,6 @@ using boost::system::error_code;
 using proto::http_text::iequals;
 using ws::Opcode;
 
-// Reads of one connection before letting the others and the timers have a turn.
-constexpr int kReadsPerTurn = 16;
 // A refusal's body is read for its first words; a longer one is not worth waiting for.
 constexpr std::size_t kHandshakeBodyLimit = 64 * 1024;
 // The per-thread compression buffers keep their capacity up to this size.

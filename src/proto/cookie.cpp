@@ -4,6 +4,9 @@
 #include <array>
 #include <limits>
 
+#include "proto/ascii.hpp"
+#include "proto/http_text.hpp"
+
 namespace stampede::proto {
 namespace {
 
@@ -12,25 +15,10 @@ constexpr std::size_t kMaxNameValueBytes = 4096;
 constexpr std::size_t kMaxAttributeValueBytes = 1024;
 constexpr std::int64_t kSecondsPerDay = 86400;
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return ascii_lower(x) == ascii_lower(y);
-         });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using ascii::iequals;
+using ascii::is_digit;
+using ascii::lowercase;
+using http_text::trim_ows;
 
 // A control character in a name or value would let a server inject into our Cookie header.
 bool has_control(std::string_view s) {
@@ -39,8 +27,6 @@ bool has_control(std::string_view s) {
     return (c < 0x20 && c != '\t') || c == 0x7f;
   });
 }
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // ---- cookie-date (RFC 6265 5.1.1) ----------------------------------------------------------
 // One lenient algorithm reads the RFC 1123, RFC 850 and asctime forms alike: the date is cut
@@ -208,8 +194,8 @@ std::optional<Cookie> parse_set_cookie(std::string_view header, std::int64_t now
   const std::size_t eq = pair.find('=');
   if (eq == std::string_view::npos) return std::nullopt;
   Cookie c;
-  c.name = trim(pair.substr(0, eq));
-  c.value = trim(pair.substr(eq + 1));
+  c.name = trim_ows(pair.substr(0, eq));
+  c.value = trim_ows(pair.substr(eq + 1));
   if (c.name.empty() || c.name.size() + c.value.size() > kMaxNameValueBytes || has_control(c.name) ||
       has_control(c.value)) {
     return std::nullopt;
@@ -223,8 +209,9 @@ std::optional<Cookie> parse_set_cookie(std::string_view header, std::int64_t now
     const std::string_view attribute = attributes.substr(0, next);
     attributes = next == std::string_view::npos ? std::string_view{} : attributes.substr(next + 1);
     const std::size_t aeq = attribute.find('=');
-    const std::string_view key = trim(attribute.substr(0, aeq));
-    const std::string_view value = aeq == std::string_view::npos ? std::string_view{} : trim(attribute.substr(aeq + 1));
+    const std::string_view key = trim_ows(attribute.substr(0, aeq));
+    const std::string_view value =
+        aeq == std::string_view::npos ? std::string_view{} : trim_ows(attribute.substr(aeq + 1));
     if (value.size() > kMaxAttributeValueBytes) continue;
     // The last occurrence of each attribute wins (RFC 6265 5.3 step 11 walks them in order).
     if (iequals(key, "expires")) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "proto/ascii.hpp"
+
 namespace stampede::proto {
 namespace {
 
@@ -39,7 +41,7 @@ constexpr std::string_view kExpected =
     "expected a number of milliseconds or a number with a unit (ns, us, ms, s, m, h), "
     "such as \"500ms\", \"30s\" or \"1h30m\"";
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using ascii::is_digit;
 
 struct Number {
   std::string_view whole;
@@ -89,7 +91,7 @@ std::optional<Nanos> read_unit(std::string_view& s) {
   return std::nullopt;
 }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_whitespace(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
@@ -123,7 +125,7 @@ Nanos round_to(Nanos d, Nanos quantum) {
 }  // namespace
 
 std::optional<Nanos> parse_duration(std::string_view text, std::string* error) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_whitespace(text);
   if (s.empty()) return fail(error, bad(text, kExpected));
   if (s.front() == '-') return fail(error, bad(text, "a duration cannot be negative"));
   const auto too_long = [&] { return fail(error, bad(text, "longer than 100 days, the most Stampede accepts")); };

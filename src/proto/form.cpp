@@ -6,6 +6,8 @@
 #include <boost/json/value.hpp>
 #include <stdexcept>
 
+#include "proto/ascii.hpp"
+
 namespace stampede::proto {
 namespace {
 
@@ -43,12 +45,7 @@ void append_form(std::string& out, const FormFields& fields) {
   }
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
+using ascii::hex_value;
 
 std::string form_decode(std::string_view s) {
   std::string out;

@@ -11,10 +11,10 @@ namespace stampede::proto {
 
 namespace {
 
-constexpr std::size_t kFieldOverhead = 32;  // HPACK's per-field accounting (RFC 7541 4.1)
-constexpr std::size_t kInlineFields = 16;
+constexpr std::size_t kHpackFieldOverhead = 32;  // HPACK's per-field accounting (RFC 7541 4.1)
+constexpr std::size_t kInlineResponseFields = 16;
 
-std::string_view view(const std::uint8_t* data, std::size_t size) {
+std::string_view bytes_view(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
@@ -108,9 +108,9 @@ struct Http2ServerCodec::Impl {
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;  // trailers dropped
     Http2ServerStream* s = self.find(frame->hd.stream_id);
     if (s == nullptr || s->too_large) return 0;
-    const std::string_view n = view(name, name_size);
-    const std::string_view v = view(value, value_size);
-    s->header_bytes += n.size() + v.size() + kFieldOverhead;
+    const std::string_view n = bytes_view(name, name_size);
+    const std::string_view v = bytes_view(value, value_size);
+    s->header_bytes += n.size() + v.size() + kHpackFieldOverhead;
     if (s->header_bytes > self.limits.max_header_bytes) {
       s->too_large = true;
       s->too_large_status = 431;
@@ -140,7 +140,7 @@ struct Http2ServerCodec::Impl {
       std::string().swap(s->request.body);
       return 0;
     }
-    s->request.body.append(view(data, size));
+    s->request.body.append(bytes_view(data, size));
     return 0;
   }
 
@@ -271,7 +271,7 @@ void Http2ServerCodec::respond(std::int32_t stream_id, int status, std::span<con
   if (s == nullptr || impl.session == nullptr) return;
   const std::string status_text = std::to_string(status);
   const std::string length = std::to_string(body.size());
-  std::array<nghttp2_nv, kInlineFields> inline_nva{};
+  std::array<nghttp2_nv, kInlineResponseFields> inline_nva{};
   std::vector<nghttp2_nv> heap_nva;
   nghttp2_nv* nva = inline_nva.data();
   // 204 and 304 carry no body and announce none (RFC 9110 8.6).

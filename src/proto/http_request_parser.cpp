@@ -31,19 +31,6 @@ bool is_request_target(std::string_view s) {
 
 
 
-// Position just past the blank line that ends a head ("\n\n" or "\n\r\n"), searching from
-// `from`; npos while the blank line has not fully arrived.
-std::size_t find_head_end(std::string_view data, std::size_t from) {
-  while (from < data.size()) {
-    const void* hit = std::memchr(data.data() + from, '\n', data.size() - from);
-    if (hit == nullptr) return std::string_view::npos;
-    const auto lf = static_cast<std::size_t>(static_cast<const char*>(hit) - data.data());
-    if (lf + 1 < data.size() && data[lf + 1] == '\n') return lf + 2;
-    if (lf + 2 < data.size() && data[lf + 1] == '\r' && data[lf + 2] == '\n') return lf + 3;
-    from = lf + 1;
-  }
-  return std::string_view::npos;
-}
 
 // A line without its LF and optional CR; a CR anywhere else is an error for the caller.
 std::string_view strip_cr(std::string_view line) {

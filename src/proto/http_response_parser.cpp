@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "proto/ascii.hpp"
 #include "proto/body_inflater.hpp"
 #include "proto/http_text.hpp"
 
@@ -61,20 +62,6 @@ std::string quoted_excerpt(std::string_view s) {
   return out;
 }
 
-// The end of the head (just past the empty line), or npos. Bare LF line ends are accepted
-// as RFC 9112 2.2 allows. Scanning starts at `from`, which must be at or before any '\n'
-// that could begin the terminator.
-std::size_t find_head_end(std::string_view s, std::size_t from) {
-  while (from < s.size()) {
-    const void* hit = std::memchr(s.data() + from, '\n', s.size() - from);
-    if (hit == nullptr) return std::string_view::npos;
-    const auto nl = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
-    if (nl + 1 < s.size() && s[nl + 1] == '\n') return nl + 2;
-    if (nl + 2 < s.size() && s[nl + 1] == '\r' && s[nl + 2] == '\n') return nl + 3;
-    from = nl + 1;
-  }
-  return std::string_view::npos;
-}
 
 bool has_forbidden_byte(std::string_view s) {
   // A CR left inside a line is a bare CR (lines are split at LF); with NUL it is the classic
@@ -98,12 +85,7 @@ std::optional<std::uint64_t> parse_decimal(std::string_view s) {
   return v;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  const char l = ascii_lower(c);
-  if (l >= 'a' && l <= 'f') return l - 'a' + 10;
-  return -1;
-}
+using ascii::hex_value;
 
 }  // namespace
 

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <string_view>
+
+#include "proto/ascii.hpp"
 
 namespace stampede::proto::http_text {
 
@@ -25,12 +28,8 @@ inline bool is_token(std::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); });
 }
 
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-inline bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
-}
+using ascii::ascii_lower;
+using ascii::iequals;
 
 // Optional white space (spaces and tabs) trimmed from both ends.
 inline std::string_view trim_ows(std::string_view s) {
@@ -49,6 +48,21 @@ void for_each_list_element(std::string_view list, Fn&& each) {
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
+}
+
+// The end of a head (just past the empty line: "\n\n" or "\n\r\n"), or npos while it has not
+// fully arrived. Bare LF line ends are accepted as RFC 9112 2.2 allows. Scanning starts at
+// `from`, which must be at or before any '\n' that could begin the terminator.
+inline std::size_t find_head_end(std::string_view data, std::size_t from) {
+  while (from < data.size()) {
+    const void* hit = std::memchr(data.data() + from, '\n', data.size() - from);
+    if (hit == nullptr) return std::string_view::npos;
+    const auto lf = static_cast<std::size_t>(static_cast<const char*>(hit) - data.data());
+    if (lf + 1 < data.size() && data[lf + 1] == '\n') return lf + 2;
+    if (lf + 2 < data.size() && data[lf + 1] == '\r' && data[lf + 2] == '\n') return lf + 3;
+    from = lf + 1;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace stampede::proto::http_text

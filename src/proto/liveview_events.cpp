@@ -17,7 +17,7 @@ namespace {
 
 namespace json = boost::json;
 
-std::string_view sv(const json::string& s) { return {s.data(), s.size()}; }
+std::string_view text_view(const json::string& s) { return {s.data(), s.size()}; }
 json::string_view jsv(std::string_view s) { return {s.data(), s.size()}; }
 
 std::string to_json(const json::value& value) { return json::serialize(value); }
@@ -34,7 +34,7 @@ const json::value* field(const json::value& value, std::string_view key) {
 
 std::string string_field(const json::value& value, std::string_view key) {
   const json::value* found = field(value, key);
-  return found && found->is_string() ? std::string(sv(found->get_string())) : std::string();
+  return found && found->is_string() ? std::string(text_view(found->get_string())) : std::string();
 }
 
 std::optional<std::int64_t> integer(const json::value& v) {
@@ -88,7 +88,7 @@ std::string encode_uri_component(std::string_view s) {
 
 // String(value) as URLSearchParams.append and template literals write it.
 std::string js_string(const json::value& value) {
-  if (value.is_string()) return std::string(sv(value.get_string()));
+  if (value.is_string()) return std::string(text_view(value.get_string()));
   if (value.is_null()) return "null";
   if (value.is_bool()) return value.get_bool() ? "true" : "false";
   if (value.is_array()) {
@@ -107,7 +107,7 @@ std::string js_string(const json::value& value) {
 // phoenix.js Ajax.serialize: nested keys as key[sub], arrays as key[0], key[1]...
 void serialize_param(std::string& out, const std::string& key, const json::value& value) {
   if (const json::object* object = value.if_object()) {
-    for (const json::key_value_pair& kv : *object) serialize_param(out, key + "[" + std::string(sv(kv.key())) + "]", kv.value());
+    for (const json::key_value_pair& kv : *object) serialize_param(out, key + "[" + std::string(text_view(kv.key())) + "]", kv.value());
     return;
   }
   if (const json::array* array = value.if_array()) {
@@ -194,7 +194,7 @@ std::string join_payload(const JoinParams& join) {
 
 std::string socket_query(const JoinParams& join) {
   std::string out;
-  for (const json::key_value_pair& kv : connect_params(join)) serialize_param(out, std::string(sv(kv.key())), kv.value());
+  for (const json::key_value_pair& kv : connect_params(join)) serialize_param(out, std::string(text_view(kv.key())), kv.value());
   // The LiveSocket puts its referer in the socket params too; there is none on a page load.
   serialize_param(out, "_live_referer", json::value(join.live_referer.empty() ? "undefined" : join.live_referer));
   out += "&vsn=2.0.0";
@@ -210,15 +210,15 @@ JoinReply read_join_reply(std::string_view status, const json::value& response) 
     reply.ok = rendered != nullptr && rendered->is_object();
     if (!reply.ok) reply.reason = "join reply without \"rendered\"";
     if (const json::value* version = field(response, "liveview_version"); version && version->is_string()) {
-      reply.version = parse_version(sv(version->get_string()));
+      reply.version = parse_version(text_view(version->get_string()));
     }
     if (const json::value* container = field(response, "container")) {
       const json::array* parts = container->if_array();
       if (parts && !parts->empty() && (*parts)[0].is_string()) {
-        reply.container_tag = std::string(sv((*parts)[0].get_string()));
+        reply.container_tag = std::string(text_view((*parts)[0].get_string()));
         if (parts->size() > 1 && (*parts)[1].is_object()) {
           for (const json::key_value_pair& kv : (*parts)[1].get_object()) {
-            reply.container_attributes.push_back({std::string(sv(kv.key())), js_string(kv.value())});
+            reply.container_attributes.push_back({std::string(text_view(kv.key())), js_string(kv.value())});
           }
         }
       }
@@ -397,7 +397,7 @@ std::string append_values(std::string value, const std::vector<std::pair<std::st
 
 std::vector<std::pair<std::string, std::string>> as_strings(const json::object& values) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const json::key_value_pair& kv : values) out.emplace_back(std::string(sv(kv.key())), js_string(kv.value()));
+  for (const json::key_value_pair& kv : values) out.emplace_back(std::string(text_view(kv.key())), js_string(kv.value()));
   return out;
 }
 
@@ -511,7 +511,7 @@ std::string read_preflight_reply(const json::value& response, PreflightReply& ou
   if (!response.is_object()) return "allow_upload reply is not an object";
   const json::value* ref = field(response, "ref");
   if (ref == nullptr || !ref->is_string()) return "allow_upload reply has no upload \"ref\"";
-  out.ref = std::string(sv(ref->get_string()));
+  out.ref = std::string(text_view(ref->get_string()));
   if (const json::value* config = field(response, "config"); config && config->is_object()) {
     const auto read = [&](std::string_view key, std::uint64_t& into) {
       if (const json::value* v = field(*config, key)) {
@@ -526,7 +526,7 @@ std::string read_preflight_reply(const json::value& response, PreflightReply& ou
   if (const json::value* entries = field(response, "entries"); entries && entries->is_object()) {
     for (const json::key_value_pair& kv : entries->get_object()) {
       // External uploads carry the app's metadata instead of a token: not for the channel.
-      if (kv.value().is_string()) out.tokens.emplace_back(std::string(sv(kv.key())), std::string(sv(kv.value().get_string())));
+      if (kv.value().is_string()) out.tokens.emplace_back(std::string(text_view(kv.key())), std::string(text_view(kv.value().get_string())));
     }
   }
   if (const json::value* errors = field(response, "errors"); errors && errors->is_object()) {
@@ -537,7 +537,7 @@ std::string read_preflight_reply(const json::value& response, PreflightReply& ou
       } else {
         reason = js_string(kv.value());
       }
-      out.errors.emplace_back(std::string(sv(kv.key())), std::move(reason));
+      out.errors.emplace_back(std::string(text_view(kv.key())), std::move(reason));
     }
   }
   if (const json::value* error = field(response, "error"); error && error->is_array()) {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "proto/ascii.hpp"
 #include "proto/prometheus_number.hpp"
 #include "proto/websocket_frame.hpp"  // ws::is_valid_utf8
 
@@ -19,14 +20,14 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using ascii::is_digit;
 // Metric names: [a-zA-Z_:][a-zA-Z0-9_:]*; label names: the same without ':'.
 bool is_metric_name_start(char c) { return is_alpha(c) || c == '_' || c == ':'; }
 bool is_metric_name_char(char c) { return is_metric_name_start(c) || is_digit(c); }
 bool is_label_name_start(char c) { return is_alpha(c) || c == '_'; }
 bool is_label_name_char(char c) { return is_label_name_start(c) || is_digit(c); }
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+using ascii::ascii_lower;
 
 std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);

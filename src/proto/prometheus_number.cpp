@@ -8,20 +8,13 @@
 #include <limits>
 #include <system_error>
 
+#include "proto/ascii.hpp"
+
 namespace stampede::proto {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-bool iequals(std::string_view a, std::string_view lower) {
-  if (a.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != lower[i]) return false;
-  }
-  return true;
-}
+using ascii::iequals;
+using ascii::is_digit;
 
 // A decimal number checked against [digits][.digits][(e|E)[+-]digits], with at least one
 // mantissa digit. Returns false when the text is not one. `magnitude` is the power of ten

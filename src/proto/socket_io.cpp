@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "proto/ascii.hpp"
+
 namespace stampede::proto::sio {
 namespace {
 
@@ -19,7 +21,7 @@ namespace json = boost::json;
 // value) off the end of a worker's stack.
 constexpr std::size_t kMaxJsonDepth = 256;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using ascii::is_digit;
 
 bool is_binary_type(PacketType type) { return type == PacketType::BinaryEvent || type == PacketType::BinaryAck; }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "proto/ascii.hpp"
 #include "proto/base64.hpp"
 #include "proto/http_request_writer.hpp"
 #include "proto/http_text.hpp"
@@ -27,11 +28,7 @@ bool is_valid_key(std::string_view key) {
   return nonce && nonce->size() == 16;
 }
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
+using ascii::lowercase;
 
 // Whether any header line with that (lowercase) name lists `token` (case-insensitively).
 bool lists_token(const std::vector<HttpHeader>& headers, std::string_view name, std::string_view token) {
