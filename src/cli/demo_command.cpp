@@ -17,12 +17,6 @@ namespace stampede::cli {
 
 namespace {
 
-std::string replace_all(std::string text, std::string_view word, const std::string& value) {
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + value.size()))
-    text.replace(at, word.size(), value);
-  return text;
-}
-
 std::string seconds(double s) { return fmt::format("{:.3f}s", s); }
 
 // The README promises http://127.0.0.1:4040/; when something else holds that port (a
@@ -56,10 +50,10 @@ int demo_command(const DemoArgs& demo) {
   const double secs = static_cast<double>(demo.duration) / kSecond;
   {
     std::string text(templates::demo_lua);
-    text = replace_all(text, "{{url}}", base);
-    text = replace_all(text, "{{ramp}}", seconds(secs * 0.2));
-    text = replace_all(text, "{{hold}}", seconds(secs * 0.6));
-    text = replace_all(text, "{{down}}", seconds(secs * 0.2));
+    text = templates::fill_template(text, "{{url}}", base);
+    text = templates::fill_template(text, "{{ramp}}", seconds(secs * 0.2));
+    text = templates::fill_template(text, "{{hold}}", seconds(secs * 0.6));
+    text = templates::fill_template(text, "{{down}}", seconds(secs * 0.2));
     std::ofstream out(path);
     out << text;
   }

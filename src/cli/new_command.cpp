@@ -54,12 +54,6 @@ const Kind& kind_of(const NewArgs& args) {
   return kKinds[0];
 }
 
-std::string replace_all(std::string text, std::string_view word, const std::string& value) {
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + value.size()))
-    text.replace(at, word.size(), value);
-  return text;
-}
-
 // A string inside a Lua "..." literal: the URL and the name are the user's words.
 std::string lua_escaped(const std::string& text) {
   std::string out;
@@ -145,10 +139,10 @@ int new_command(const NewArgs& args) {
   const std::string path = (fs::path(args.dir) / (name + ".lua")).string();
   const std::string docs = docs_dir();
   std::string text(*kind_of(args).text);
-  text = replace_all(text, "{{name}}", lua_escaped(name));
-  text = replace_all(text, "{{path}}", path);
-  text = replace_all(text, "{{url}}", lua_escaped(args.url));
-  text = replace_all(text, "{{docs}}", docs.empty() ? "Stampede's docs" : docs);
+  text = templates::fill_template(text, "{{name}}", lua_escaped(name));
+  text = templates::fill_template(text, "{{path}}", path);
+  text = templates::fill_template(text, "{{url}}", lua_escaped(args.url));
+  text = templates::fill_template(text, "{{docs}}", docs.empty() ? "Stampede's docs" : docs);
 
   // "x": fails when the file exists, so a scenario somebody edited is never overwritten.
   std::FILE* file = std::fopen(path.c_str(), "wx");

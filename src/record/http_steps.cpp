@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 
+#include "proto/ascii.hpp"
 #include "proto/form.hpp"
 #include "record/session_values.hpp"
 
@@ -14,11 +15,7 @@ namespace {
 
 namespace json = boost::json;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using proto::ascii::lowercase;
 
 // Headers a browser adds by itself, or that the client sets (cookies from the VU's jar,
 // content-type from the body, host, lengths, caching).
@@ -46,7 +43,7 @@ Step http_step(const Exchange& request, const Exchange& final_response, const Ur
   step.response_body = final_response.response_body;
   step.response_mime = final_response.response_mime;
   for (const auto& header : request.request_headers) {
-    const auto name = lower(header.name);
+    const auto name = lowercase(header.name);
     if (name == "x-csrf-token") {
       step.headers.emplace_back(name, runtime_ref("csrf"));  // filled by correlate()
       continue;
@@ -64,7 +61,7 @@ Step http_step(const Exchange& request, const Exchange& final_response, const Ur
       accept != nullptr && accept->find("json") != std::string::npos && accept->find("html") == std::string::npos)
     step.headers.emplace_back("accept", *accept);
   if (!request.request_body.empty()) {
-    const auto mime = lower(request.request_mime.empty() && request.request_header("content-type") != nullptr
+    const auto mime = lowercase(request.request_mime.empty() && request.request_header("content-type") != nullptr
                                 ? *request.request_header("content-type")
                                 : request.request_mime);
     json::error_code ec;

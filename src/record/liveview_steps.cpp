@@ -35,11 +35,6 @@ bool is_liveview_bookkeeping(std::string_view key) {
          key == "_live_referer" || key.rfind("_track_static", 0) == 0;
 }
 
-std::string relative(const std::string& absolute) {
-  if (auto url = split_url(absolute)) return url->path_and_query();
-  return absolute;
-}
-
 // A reply's navigation: {"live_redirect": {...}} or {"redirect": {...}} in the response.
 std::string navigation_of(const phx::Message& reply, bool& full_page) {
   json::error_code ec;
@@ -200,7 +195,7 @@ void liveview_socket_steps(const Exchange& socket, const UrlParts& url, Summary&
         step.var = "view";
         step.at_ms = at;
         step.end_ms = end;
-        step.url = relative(join->url);
+        step.url = relative_url(join->url);
         ++summary.live_navigations;
         out.push_back(std::move(step));
         last_index = out.size() - 1;
@@ -281,7 +276,7 @@ void liveview_socket_steps(const Exchange& socket, const UrlParts& url, Summary&
       step.var = "view";
       step.at_ms = at;
       step.end_ms = end;
-      step.url = relative(to.value_or("/"));
+      step.url = relative_url(to.value_or("/"));
       ++summary.live_navigations;
       note_navigation(step);
       out.push_back(std::move(step));

@@ -4,16 +4,13 @@
 #include <array>
 #include <cctype>
 
+#include "proto/ascii.hpp"
 #include "proto/form.hpp"
 
 namespace stampede::record {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using proto::ascii::lowercase;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -29,17 +26,22 @@ std::string UrlParts::origin() const {
   return web_scheme + "://" + host;
 }
 
+std::string relative_url(const std::string& absolute) {
+  if (auto url = split_url(absolute)) return url->path_and_query();
+  return absolute;
+}
+
 std::optional<UrlParts> split_url(std::string_view url) {
   const auto colon = url.find("://");
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   UrlParts parts;
-  parts.scheme = lower(url.substr(0, colon));
+  parts.scheme = lowercase(url.substr(0, colon));
   if (parts.scheme != "http" && parts.scheme != "https" && parts.scheme != "ws" && parts.scheme != "wss")
     return std::nullopt;
   auto rest = url.substr(colon + 3);
   rest = rest.substr(0, rest.find('#'));
   const auto path_at = rest.find_first_of("/?");
-  parts.authority = lower(rest.substr(0, path_at));
+  parts.authority = lowercase(rest.substr(0, path_at));
   if (parts.authority.empty()) return std::nullopt;
   // user:password@ is not part of the origin
   if (const auto at = parts.authority.rfind('@'); at != std::string::npos) parts.authority.erase(0, at + 1);
@@ -77,7 +79,7 @@ bool is_static_asset(const Exchange& exchange, const UrlParts& url) {
   static constexpr std::array<std::string_view, 22> kExtensions{
       ".js",  ".mjs", ".css", ".map",  ".png",  ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp",
       ".avif", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp4", ".webm", ".mp3", ".webmanifest", ".txt"};
-  const auto path = lower(url.path);
+  const auto path = lowercase(url.path);
   for (const auto extension : kExtensions)
     if (ends_with(path, extension)) return extension != ".txt" || path == "/robots.txt";
   const auto& mime = exchange.response_mime;

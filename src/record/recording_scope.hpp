@@ -23,6 +23,10 @@ struct UrlParts {
 // nullopt for a URL without scheme://host (data:, blob:, about:...).
 std::optional<UrlParts> split_url(std::string_view url);
 
+// A step's URL as a scenario writes it: the path and query, or `absolute` as it is when it
+// is not a URL split_url reads.
+std::string relative_url(const std::string& absolute);
+
 // The origin of the app: the first document (an HTML page) the browser loaded, else the first
 // request's. "" when the recording has nothing.
 std::string detect_origin(const Recording& recording);

@@ -14,14 +14,9 @@ namespace {
 
 constexpr double kShortestPauseMs = 100;  // gaps below this are the browser's, not the user's
 
-std::string relative(const std::string& absolute) {
-  if (auto url = split_url(absolute)) return url->path_and_query();
-  return absolute;
-}
-
 bool is_redirect(int status) { return status >= 300 && status < 400 && status != 304; }
 
-struct Candidate {
+struct PageLoadCandidate {
   const Exchange* exchange;
   UrlParts url;
   bool consumed = false;
@@ -30,7 +25,7 @@ struct Candidate {
 // The page load behind each live.connect: the latest GET of the joined URL before the join,
 // and the redirects that led to it (a login route that redirects to the LiveView). connect()
 // does that GET itself, redirects included, so those requests are not written twice.
-void attach_page_loads(std::vector<Step>& steps, std::vector<Candidate>& http, Summary& summary) {
+void attach_page_loads(std::vector<Step>& steps, std::vector<PageLoadCandidate>& http, Summary& summary) {
   for (auto& step : steps) {
     if (step.kind != Step::Kind::LiveConnect) continue;
     const auto target = step.url;
@@ -58,7 +53,7 @@ void attach_page_loads(std::vector<Step>& steps, std::vector<Candidate>& http, S
       step.at_ms = std::min(step.at_ms, http[found].exchange->started_ms);
       step.url = http[found].url.path_and_query();
     } else {
-      step.url = relative(target);
+      step.url = relative_url(target);
     }
     step.topic = target;  // the joined URL, for follows of full-page redirects
     ++summary.pages;
@@ -74,7 +69,7 @@ void drop_followed_loads(std::vector<Step>& steps) {
     for (std::size_t j = i + 1; j < steps.size(); ++j) {
       if (steps[j].kind != Step::Kind::LiveConnect) continue;
       const auto& to = steps[i].follow_to;
-      if (steps[j].topic == to || relative(to) == steps[j].url) steps.erase(steps.begin() + static_cast<long>(j));
+      if (steps[j].topic == to || relative_url(to) == steps[j].url) steps.erase(steps.begin() + static_cast<long>(j));
       break;
     }
   }
@@ -221,7 +216,7 @@ BuildResult build_scenario(const Recording& recording, const ConvertOptions& opt
   summary.origin = origin;
 
   std::vector<Step> steps;
-  std::vector<Candidate> http;
+  std::vector<PageLoadCandidate> http;
   std::size_t channel_sockets = 0;
   std::size_t live_sockets_without_frames = 0;
   bool liveview_page = false;

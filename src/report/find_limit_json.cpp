@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "report/json_number.hpp"
 #include "report/json_results.hpp"
 
 namespace stampede::report {
@@ -14,14 +15,9 @@ namespace json = boost::json;
 
 namespace {
 
-json::value number(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  if (v == std::trunc(v) && std::fabs(v) < 9e15) return json::value(static_cast<std::int64_t>(v));
-  return json::value(v);
-}
-json::value ms(std::optional<Nanos> ns) {
+json::value optional_ms(std::optional<Nanos> ns) {
   if (!ns) return nullptr;
-  return number(static_cast<double>(*ns) / 1e6);
+  return json_number(static_cast<double>(*ns) / 1e6);
 }
 
 double read_number(const json::object& o, std::string_view key) {
@@ -63,17 +59,17 @@ metrics::ThresholdResult read_threshold(const json::object& o) {
 
 json::object generator_json(const GeneratorFigures& g) {
   json::object o;
-  o["cpu_percent_mean"] = number(g.cpu_mean);
-  o["cpu_percent_peak"] = number(g.cpu_peak);
-  o["loop_delay_p99_ms"] = ms(g.loop_delay_p99);
-  o["loop_delay_max_ms"] = ms(g.loop_delay_max);
-  o["iteration_lag_p99_ms"] = ms(g.lag_p99);
+  o["cpu_percent_mean"] = json_number(g.cpu_mean);
+  o["cpu_percent_peak"] = json_number(g.cpu_peak);
+  o["loop_delay_p99_ms"] = optional_ms(g.loop_delay_p99);
+  o["loop_delay_max_ms"] = optional_ms(g.loop_delay_max);
+  o["iteration_lag_p99_ms"] = optional_ms(g.lag_p99);
   o["dropped_iterations"] = g.dropped;
-  o["open_files_peak"] = number(g.fds_peak);
-  o["open_files_limit"] = g.fds_limit > 0 ? number(g.fds_limit) : nullptr;
+  o["open_files_peak"] = json_number(g.fds_peak);
+  o["open_files_limit"] = g.fds_limit > 0 ? json_number(g.fds_limit) : nullptr;
   o["bottleneck"] = g.bottleneck;
   o["verdict"] = g.verdict;
-  o["cpu_wait_percent"] = g.cpu_wait ? number(*g.cpu_wait) : nullptr;
+  o["cpu_wait_percent"] = g.cpu_wait ? json_number(*g.cpu_wait) : nullptr;
   if (!g.setup.empty()) o["setup"] = g.setup;
   return o;
 }
@@ -81,15 +77,15 @@ json::object generator_json(const GeneratorFigures& g) {
 json::object find_limit_json(const FindLimitResult& r) {
   json::object o;
   o["by"] = r.by;
-  o["start"] = number(r.start);
-  o["step"] = number(r.step);
-  o["up_to"] = number(r.up_to);
-  o["ramp_ms"] = ms(r.ramp);
-  o["hold_ms"] = ms(r.hold);
+  o["start"] = json_number(r.start);
+  o["step"] = json_number(r.step);
+  o["up_to"] = json_number(r.up_to);
+  o["ramp_ms"] = optional_ms(r.ramp);
+  o["hold_ms"] = optional_ms(r.hold);
   o["refine"] = r.refine;
-  o["resolution"] = r.refine ? number(r.resolution) : nullptr;
-  o["limit"] = r.limit ? number(*r.limit) : nullptr;
-  o["failed_at"] = r.failed_at ? number(*r.failed_at) : nullptr;
+  o["resolution"] = r.refine ? json_number(r.resolution) : nullptr;
+  o["limit"] = r.limit ? json_number(*r.limit) : nullptr;
+  o["failed_at"] = r.failed_at ? json_number(*r.failed_at) : nullptr;
   o["broke"] = r.broke;
   o["reached_up_to"] = r.reached_up_to;
   o["inconclusive"] = r.inconclusive;
@@ -97,9 +93,9 @@ json::object find_limit_json(const FindLimitResult& r) {
   json::array steps;
   for (const FindLimitStep& s : r.steps) {
     json::object step;
-    step["level"] = number(s.level);
+    step["level"] = json_number(s.level);
     step["refine"] = s.refine;
-    step["hold"] = json::object{{"start_ms", ms(s.hold_start)}, {"end_ms", ms(s.hold_end)}};
+    step["hold"] = json::object{{"start_ms", optional_ms(s.hold_start)}, {"end_ms", optional_ms(s.hold_end)}};
     step["status"] = s.status;
     json::array thresholds;
     for (const auto& t : s.thresholds) thresholds.push_back(threshold_result_object(t));
@@ -113,7 +109,7 @@ json::object find_limit_json(const FindLimitResult& r) {
     json::array columns;
     for (const ServerSignalColumn& c : r.server->columns) {
       json::array values;
-      for (const std::optional<double>& v : c.values) values.push_back(v ? number(*v) : json::value(nullptr));
+      for (const std::optional<double>& v : c.values) values.push_back(v ? json_number(*v) : json::value(nullptr));
       columns.push_back(json::object{{"key", c.key},
                                      {"title", c.title},
                                      {"metric", c.metric},

@@ -8,6 +8,7 @@
 
 #include "metrics/metric_unit.hpp"
 #include "report/find_limit_json.hpp"
+#include "report/json_number.hpp"
 #include "report/utf8_text.hpp"
 
 namespace stampede::report {
@@ -16,22 +17,15 @@ namespace json = boost::json;
 
 namespace {
 
-// JSON has no NaN or infinity; a figure that could not be computed is null. Whole numbers
-// are written as integers ("5", not "5E0"): the file stays readable to a person.
-json::value number(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  if (v == std::trunc(v) && std::fabs(v) < 9e15) return json::value(static_cast<std::int64_t>(v));
-  return json::value(v);
-}
-json::value ms(Nanos ns) { return number(static_cast<double>(ns) / 1e6); }
-json::value ms(double ns) { return number(ns / 1e6); }
+json::value ms(Nanos ns) { return json_number(static_cast<double>(ns) / 1e6); }
+json::value ms(double ns) { return json_number(ns / 1e6); }
 json::string text(std::string_view s) { return json::string(to_valid_utf8(s)); }
 
 json::object timing_json(const MetricFigures& f) {
   json::object o;
   o["kind"] = "timing";
   o["count"] = f.count;
-  o["rate"] = number(f.rate);
+  o["rate"] = json_number(f.rate);
   const bool any = f.count > 0;
   o["mean_ms"] = any ? ms(f.mean) : nullptr;
   o["min_ms"] = any ? ms(f.min) : nullptr;
@@ -49,9 +43,9 @@ json::object distribution_json(const MetricFigures& f) {
   o["kind"] = "distribution";
   o["unit"] = metrics::unit_name(metrics::distribution_unit(f.name));
   o["count"] = f.count;
-  o["rate"] = number(f.rate);
+  o["rate"] = json_number(f.rate);
   const bool any = f.count > 0;
-  const auto value = [any](double v) { return any ? number(v) : json::value(nullptr); };
+  const auto value = [any](double v) { return any ? json_number(v) : json::value(nullptr); };
   o["mean"] = value(f.mean);
   o["min"] = value(static_cast<double>(f.min));
   o["p50"] = value(static_cast<double>(f.p50));
@@ -66,7 +60,7 @@ json::object counter_json(const MetricFigures& f) {
   json::object o;
   o["kind"] = "counter";
   o["count"] = f.count;
-  o["rate"] = number(f.rate);
+  o["rate"] = json_number(f.rate);
   json::object reasons;
   json::object examples;
   for (const ReasonCount& r : f.reasons) {
@@ -81,8 +75,8 @@ json::object counter_json(const MetricFigures& f) {
 json::object gauge_json(const MetricFigures& f) {
   json::object o;
   o["kind"] = "gauge";
-  o["max"] = f.present ? number(f.gauge_max) : nullptr;
-  o["last"] = f.present ? number(f.gauge_last) : nullptr;
+  o["max"] = f.present ? json_number(f.gauge_max) : nullptr;
+  o["last"] = f.present ? json_number(f.gauge_last) : nullptr;
   return o;
 }
 
@@ -127,7 +121,7 @@ json::object threshold_spec_json(const metrics::ThresholdSpec& spec) {
   json::object o;
   o["metric"] = text(spec.metric);
   o["aggregation"] = text(spec.aggregation);
-  o["limit"] = number(spec.limit);
+  o["limit"] = json_number(spec.limit);
   o["unit"] = aggregation_unit_name(metrics::aggregation_unit(spec.aggregation));
   o["source"] = text(spec.source);
   return o;
@@ -138,7 +132,7 @@ json::object threshold_result_json(const metrics::ThresholdResult& t) {
   o["unit"] = aggregation_unit_name(metrics::result_unit(t));
   o["pass"] = t.pass;
   o["judged"] = t.judged;
-  o["value"] = t.judged ? number(t.value) : nullptr;
+  o["value"] = t.judged ? json_number(t.value) : nullptr;
   o["message"] = text(t.message);
   return o;
 }
@@ -153,10 +147,10 @@ json::object options_json(const RunOptions& options) {
   const LoadShape& shape = options.shape;
   json::object o;
   o["model"] = load_model_name(shape.model);
-  o["start"] = number(shape.start);
+  o["start"] = json_number(shape.start);
   json::array stages;
   for (const Stage& st : shape.stages)
-    stages.push_back(json::object{{"duration_ms", ms(st.duration)}, {"target", number(st.target)}});
+    stages.push_back(json::object{{"duration_ms", ms(st.duration)}, {"target", json_number(st.target)}});
   o["stages"] = std::move(stages);
   o["duration_ms"] = ms(shape.total_duration());
   o["max_vus"] = shape.max_vus;
@@ -226,11 +220,11 @@ const char* aggregation_unit_name(metrics::AggregationUnit unit) {
 json::object second_json(const SecondResult& s) {
   json::object o;
   o["second"] = s.second;
-  o["vus"] = number(s.vus);
+  o["vus"] = json_number(s.vus);
   o["iterations"] = s.iterations;
   o["errors"] = s.errors;
   o["dropped"] = s.dropped;
-  o["cpu_cores"] = s.cpu_cores ? number(*s.cpu_cores) : nullptr;
+  o["cpu_cores"] = s.cpu_cores ? json_number(*s.cpu_cores) : nullptr;
   o["requests"] = tally_json(s.requests, false);
   metrics_json(s.metrics, o);
   return o;

@@ -82,13 +82,13 @@ std::size_t failures_in(const std::vector<TestCase>& cases) {
   return n;
 }
 
-std::string seconds(Nanos d) { return fmt::format("{:.3f}", static_cast<double>(d) / kSecond); }
+std::string junit_seconds(Nanos d) { return fmt::format("{:.3f}", static_cast<double>(d) / kSecond); }
 
 void render_suite(const ScenarioResult& r, const std::vector<TestCase>& cases, std::string& out) {
   out += fmt::format(
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{}\" "
       "timestamp=\"{}\" hostname=\"{}\">\n",
-      xml_escape(r.scenario), cases.size(), failures_in(cases), seconds(r.duration), xml_escape(r.started_at),
+      xml_escape(r.scenario), cases.size(), failures_in(cases), junit_seconds(r.duration), xml_escape(r.started_at),
       xml_escape(r.host));
   out += "    <properties>\n";
   out += fmt::format("      <property name=\"file\" value=\"{}\"/>\n", xml_escape(r.file));
@@ -125,7 +125,7 @@ std::string junit_xml(const RunResult& run) {
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"stampede\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{}\">\n", tests,
-                     failures, seconds(time));
+                     failures, junit_seconds(time));
   for (std::size_t i = 0; i < run.results.size(); ++i) render_suite(run.results[i], suites[i], out);
   out += "</testsuites>\n";
   return out;

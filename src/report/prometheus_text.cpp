@@ -70,7 +70,7 @@ std::string escape_help(std::string_view help) {
   return out;
 }
 
-std::string format_value(double v) {
+std::string exposition_value(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   return fmt::format("{}", v);
@@ -90,7 +90,7 @@ std::string Exposition::render() const {
         }
         out += '}';
       }
-      out += ' ' + format_value(s.value) + '\n';
+      out += ' ' + exposition_value(s.value) + '\n';
     }
   }
   return out;

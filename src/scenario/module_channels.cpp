@@ -28,6 +28,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace channels_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.channels.Socket";
@@ -568,8 +571,10 @@ int l_absinthe_next(lua_State* L) {
 }
 
 }  // namespace
+}  // namespace channels_bindings
 
 int open_channels_module(lua_State* L) {
+  using namespace channels_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect},
                                 {"join", l_join},
                                 {"push", l_push},

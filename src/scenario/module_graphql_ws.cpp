@@ -18,6 +18,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace graphql_ws_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.graphql_ws.Client";
@@ -223,8 +226,10 @@ int l_duration_ms(lua_State* L) {
 }
 
 }  // namespace
+}  // namespace graphql_ws_bindings
 
 int open_graphql_ws_module(lua_State* L) {
+  using namespace graphql_ws_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect},   {"subscribe", l_subscribe}, {"next", l_next},
                                 {"consume", l_consume},   {"complete", l_complete},   {"finished", l_finished},
                                 {"close", l_close},       {"closed", l_closed},       {"is_open", l_is_open},

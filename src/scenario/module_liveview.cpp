@@ -21,6 +21,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace liveview_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.liveview.View";
@@ -426,8 +429,10 @@ int l_close(lua_State* L) {
 
 
 }  // namespace
+}  // namespace liveview_bindings
 
 int open_liveview_module(lua_State* L) {
+  using namespace liveview_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect}, {"event", l_event},     {"form", l_form},
                                 {"patch", l_patch},     {"navigate", l_navigate}, {"load", l_load},
                                 {"upload", l_upload},   {"next", l_next},       {"consume", l_consume},

@@ -23,6 +23,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace socketio_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.socketio.Connection";
@@ -330,8 +333,10 @@ int l_duration_ms(lua_State* L) {
 }
 
 }  // namespace
+}  // namespace socketio_bindings
 
 int open_socketio_module(lua_State* L) {
+  using namespace socketio_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect},
                                 {"join", l_join},
                                 {"emit", l_emit},

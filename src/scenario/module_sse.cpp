@@ -15,6 +15,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace sse_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.sse.Stream";
@@ -182,8 +185,10 @@ int l_duration_ms(lua_State* L) {
 }
 
 }  // namespace
+}  // namespace sse_bindings
 
 int open_sse_module(lua_State* L) {
+  using namespace sse_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect},
                                 {"next", l_next},
                                 {"consume", l_consume},

@@ -13,6 +13,9 @@
 
 namespace stampede::scenario {
 
+// Named, and not only anonymous: a unity build (docs/design/023) compiles several modules
+// as one translation unit, and each has its own l_connect, l_close, kType...
+namespace websocket_bindings {
 namespace {
 
 constexpr const char* kType = "stampede.websocket.Socket";
@@ -186,8 +189,10 @@ int l_is_open(lua_State* L) {
 
 
 }  // namespace
+}  // namespace websocket_bindings
 
 int open_websocket_module(lua_State* L) {
+  using namespace websocket_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect}, {"send", l_send},   {"send_binary", l_send_binary},
                                 {"take", l_take},       {"close", l_close}, {"is_open", l_is_open},
                                 {nullptr, nullptr}};

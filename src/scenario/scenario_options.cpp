@@ -16,12 +16,6 @@ namespace stampede::scenario {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 Nanos read_duration(lua_State* L, int index, const std::string& where) {
   std::string error;
   std::optional<Nanos> d;
@@ -174,7 +168,8 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
         throw ScenarioError(at + ": expected a list of addresses or a range such as \"127.0.0.2-127.0.0.50\"");
       }
     } else {
-      throw ScenarioError(fmt::format("{}: unknown option \"{}\": expected one of {}", where, key, join(option_keys())));
+      throw ScenarioError(fmt::format("{}: unknown option \"{}\": expected one of {}", where, key,
+                                      fmt::join(option_keys(), ", ")));
     }
     lua_pop(L, 1);
   }

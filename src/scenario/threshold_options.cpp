@@ -16,12 +16,6 @@ namespace {
 
 constexpr const char* kListForm = "thresholds = { {\"http.request\", p95 = 250} }";
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 // What a limit is written as, for the message when it is not a number: `p95 = "250ms"` is
 // the natural first try, and "expected a number" alone does not say the unit is implied.
 std::string limit_form(const std::string& key) {
@@ -76,7 +70,7 @@ std::vector<ThresholdOption> read_thresholds(lua_State* L, int index, const std:
         const std::string key = lua_tostring(L, -2);
         if (std::find(keys.begin(), keys.end(), key) == keys.end())
           throw ScenarioError(fmt::format("{} ({}): unknown threshold key \"{}\": expected one of {}", at, metric, key,
-                                          join(keys)));
+                                          fmt::join(keys, ", ")));
         if (known) {
           if (std::string why = metrics::applicability_error(key, metric, *known); !why.empty())
             throw ScenarioError(fmt::format("{} ({}): {}", at, metric, why));
