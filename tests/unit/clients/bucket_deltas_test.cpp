@@ -5,10 +5,12 @@
 #include <limits>
 #include <vector>
 
+#include "infinity.hpp"
+
 namespace stampede::clients {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stampede::testing::kInf;
 
 TEST(BucketCounts, CumulativeToPerBucketWithBothBounds) {
   EXPECT_EQ(bucket_counts({{0.1, 2}, {0.5, 5}, {kInf, 6}}),

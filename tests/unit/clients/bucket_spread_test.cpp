@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "clients/bucket_deltas.hpp"
+#include "infinity.hpp"
 #include "metrics/histogram.hpp"
 
 namespace stampede::clients {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stampede::testing::kInf;
 using Cumulative = std::vector<std::pair<double, double>>;  // (le, cumulative count)
 
 // promql/quantile.go's bucketQuantile for classic buckets (Prometheus 2.x), written from its

@@ -16,14 +16,13 @@ namespace stampede::testing {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-struct Connection : proto::Http2ServerCodec::Listener {
-  explicit Connection(std::atomic<int>& resets, std::atomic<int>& requests) : resets(resets), requests(requests) {}
+struct H2Connection : proto::Http2ServerCodec::Listener {
+  explicit H2Connection(std::atomic<int>& resets, std::atomic<int>& requests) : resets(resets), requests(requests) {}
 
   struct Owed {
     std::int32_t stream;
-    Clock::time_point due;
+    std::chrono::steady_clock::time_point due;
   };
 
   void on_request(std::int32_t stream, proto::HttpRequest& request) override {
@@ -32,7 +31,7 @@ struct Connection : proto::Http2ServerCodec::Listener {
       codec->respond(stream, 200, {}, "ok", false);
       answered.push_back(stream);
     } else if (request.target == "/slow") {
-      owed.push_back({stream, Clock::now() + std::chrono::milliseconds(100)});
+      owed.push_back({stream, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)});
     }
   }
   void on_response_sent(std::int32_t) override {}
@@ -44,7 +43,7 @@ struct Connection : proto::Http2ServerCodec::Listener {
   }
 
   void answer_due() {
-    const auto now = Clock::now();
+    const auto now = std::chrono::steady_clock::now();
     for (auto it = owed.begin(); it != owed.end();) {
       if (it->due > now) {
         ++it;
@@ -117,7 +116,7 @@ void H2TestServer::accept_loop() {
 }
 
 void H2TestServer::serve(int fd) {
-  Connection connection(resets_, requests_);
+  H2Connection connection(resets_, requests_);
   proto::Http2ServerCodec codec(connection);
   connection.codec = &codec;
   char buffer[16 * 1024];

@@ -14,11 +14,6 @@ namespace {
 using clients::HttpRequest;
 using clients::HttpSession;
 
-// Answers every request on the connection with 200 and the request's target as the body.
-void echo_target(ServerConnection& conn) {
-  while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
-}
-
 class HttpKeepAlive : public HttpFixture {};
 
 TEST_F(HttpKeepAlive, SequentialRequestsShareOneConnection) {

@@ -24,10 +24,6 @@ namespace {
 using clients::HttpRequest;
 using clients::HttpSession;
 
-void echo_target(ServerConnection& conn) {
-  while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
-}
-
 class HttpTls : public HttpFixture {
  protected:
   static TestCertificate& certificate() {

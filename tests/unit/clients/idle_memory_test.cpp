@@ -67,12 +67,12 @@ class HttpIdleMemory : public HttpFixture {
   }
 };
 
-void echo(ServerConnection& conn) {
+void answer_ok(ServerConnection& conn) {
   while (conn.read_request()) conn.send(http_response(200, "ok"));
 }
 
 TEST_F(HttpIdleMemory, PlainConnectionStaysWellUnderBudget) {
-  ScriptedServer server(echo);
+  ScriptedServer server(answer_ok);
   const long long bytes = bytes_per_idle_connection(server.url(), false);
   std::cout << "[ memory   ] sizeof(transport::Stream) = " << sizeof(transport::Stream)
             << ", idle plain connection = " << bytes << " heap bytes (incl. the Asio reactor's per-socket state)"
@@ -84,7 +84,7 @@ TEST_F(HttpIdleMemory, PlainConnectionStaysWellUnderBudget) {
 TEST_F(HttpIdleMemory, TlsConnectionIsMeasured) {
   ASSERT_TRUE(counted_heap::openssl_hooked()) << "OpenSSL allocated before the hook was installed";
   static TestCertificate certificate("localhost");
-  ScriptedServer server(echo, certificate.server_context());
+  ScriptedServer server(answer_ok, certificate.server_context());
   const long long bytes = bytes_per_idle_connection(server.url("/", "localhost"), true);
   std::cout << "[ memory   ] idle TLS connection = " << bytes
             << " heap bytes (Asio's ssl::stream keeps two 17 KiB record buffers per connection)" << std::endl;

@@ -58,6 +58,10 @@ std::string http_response(int status, std::string_view body, std::string_view ex
          std::string(body);
 }
 
+void echo_target(ServerConnection& conn) {
+  while (auto req = conn.read_request()) conn.send(http_response(200, req->target));
+}
+
 long ServerConnection::receive(char* into, std::size_t size) {
   if (closed_) return 0;
   if (ssl_ != nullptr) return SSL_read(ssl_, into, static_cast<int>(size));

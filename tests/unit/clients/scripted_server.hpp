@@ -105,4 +105,7 @@ class ScriptedServer {
 // each end with "\r\n".
 std::string http_response(int status, std::string_view body = "", std::string_view extra_headers = "");
 
+// A Script: answers every request on the connection with 200 and the request's target as the body.
+void echo_target(ServerConnection& conn);
+
 }  // namespace stampede::testing

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "common/name_match.hpp"
+#include "infinity.hpp"
 #include "prometheus_exposition_file.hpp"
 
 namespace stampede::clients {
 namespace {
 
 using Shape = ServerSeriesValue::Shape;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stampede::testing::kInf;
 
 proto::Exposition scrape(std::string_view body) {
   auto parsed = proto::parse_exposition(body);

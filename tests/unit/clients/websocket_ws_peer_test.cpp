@@ -125,7 +125,7 @@ class WsPeerProcess {
   std::string problem_;
 };
 
-struct Events {
+struct PeerEvents {
   std::vector<std::pair<Opcode, std::string>> messages;
   std::optional<WebSocketSession::CloseInfo> closed;
 
@@ -165,7 +165,7 @@ class WsPeer : public HttpFixture, public ::testing::WithParamInterface<bool> {
 };
 
 TEST_P(WsPeer, EchoesTextAndBinary) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   const std::string binary("\x00\xff\x10 binary \x80", 12);
@@ -179,7 +179,7 @@ TEST_P(WsPeer, EchoesTextAndBinary) {
 }
 
 TEST_P(WsPeer, ManyMessagesInARowArriveInOrder) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   constexpr int kMessages = 2000;
@@ -189,7 +189,7 @@ TEST_P(WsPeer, ManyMessagesInARowArriveInOrder) {
 }
 
 TEST_P(WsPeer, AnswersThePeersPing) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   session.send_text("ping-me");
@@ -198,7 +198,7 @@ TEST_P(WsPeer, AnswersThePeersPing) {
 }
 
 TEST_P(WsPeer, ReassemblesFragments) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   const std::string text = "Grüße aus dem Süden, with characters cut between fragments: äöü ß 日本 🎉 and more.";
@@ -208,7 +208,7 @@ TEST_P(WsPeer, ReassemblesFragments) {
 }
 
 TEST_P(WsPeer, ReceivesABigMessage) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   session.send_text("big 3000000");
@@ -218,7 +218,7 @@ TEST_P(WsPeer, ReceivesABigMessage) {
 }
 
 TEST_P(WsPeer, RefusesAMessageOverTheLimit) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   auto o = options();
   o.max_message_bytes = 1024 * 1024;
@@ -231,7 +231,7 @@ TEST_P(WsPeer, RefusesAMessageOverTheLimit) {
 }
 
 TEST_P(WsPeer, ThePeerClosesWith4000) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   session.send_text("close-me");
@@ -246,7 +246,7 @@ TEST_P(WsPeer, ThePeerClosesWith4000) {
 }
 
 TEST_P(WsPeer, OurCloseIsAnswered) {
-  Events events;
+  PeerEvents events;
   WebSocketSession session(ctx, events.callbacks());
   open(session, options());
   session.send_text("last words");

@@ -18,7 +18,7 @@
 namespace stampede::engine {
 namespace {
 
-constexpr const char* kSleeper = R"(
+constexpr const char* kSleeperScenario = R"(
 local stampede = require "stampede"
 return { run = function() stampede.sleep(5) end }
 )";
@@ -28,7 +28,7 @@ TEST(WorkerFault, AHandlerThatThrowsIsCountedAsACrashAndTheRunGoesOn) {
                    ("stampede-worker-fault-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "scenario.lua").string();
-  std::ofstream(path) << kSleeper;
+  std::ofstream(path) << kSleeperScenario;
 
   metrics::Registry registry;
   std::vector<metrics::Snapshot> seconds;

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "metrics/collector.hpp"
+#include "metrics/histogram_samples.hpp"
 #include "metrics/metric_sink.hpp"
 
 namespace stampede::metrics {
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
+using samples::kMs;
 
 // Everything a timeline entry holds: the Snapshot, its metric slots, and the
 // histograms' heap (memory_bytes also counts the Histogram inside each slot).

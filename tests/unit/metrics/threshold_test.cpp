@@ -4,12 +4,13 @@
 
 #include <cmath>
 
+#include "metrics/histogram_samples.hpp"
 #include "metrics/metric_table.hpp"
 
 namespace stampede::metrics {
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
+using samples::kMs;
 
 // A run of 10 seconds: 100 requests from 1ms to 100ms, 3 refused connections, checks
 // with 2 failures out of 50, a VU gauge, and a timing and a counter that never fired.

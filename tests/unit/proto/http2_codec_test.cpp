@@ -211,7 +211,7 @@ TEST_F(Http2CodecsTwoStreams, RequestsPastTheServersLimitWaitTheirTurn) {
   for (const auto& [tag, end] : client_events.ends) EXPECT_EQ(end.how, Http2StreamEnd::complete) << tag;
 }
 
-std::string gzip(std::string_view text) {
+std::string gzip_default(std::string_view text) {
   z_stream zs{};
   EXPECT_EQ(deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
   std::string out(text.size() + 64, '\0');
@@ -227,7 +227,7 @@ std::string gzip(std::string_view text) {
 
 TEST_F(Http2Codecs, GzipBodyIsDecoded) {
   const std::string text(10000, 'z');
-  const std::string packed = gzip(text);
+  const std::string packed = gzip_default(text);
   int tag = 1;
   get(tag, "/");
   pump();

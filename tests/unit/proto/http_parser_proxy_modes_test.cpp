@@ -14,7 +14,7 @@
 namespace stampede::proto {
 namespace {
 
-std::string gzip(std::string_view data) {
+std::string gzip_best(std::string_view data) {
   z_stream zs{};
   EXPECT_EQ(deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
   std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
@@ -137,7 +137,7 @@ TEST(HttpResponseParserProxy, SwitchingProtocolsEndsWithItsHead) {
 }
 
 TEST(HttpResponseParserProxy, DroppedBodyIsFramedButNotKeptNorDecoded) {
-  const std::string body = gzip(std::string(5000, 'x'));
+  const std::string body = gzip_best(std::string(5000, 'x'));
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + std::to_string(body.size()) +
                            "\r\n\r\n" + body + "HTTP/1.1";
   HttpResponseParser parser;
@@ -154,7 +154,7 @@ TEST(HttpResponseParserProxy, LargeOrUndecodableBodiesAreDroppedAndStillFramed) 
   HttpParserLimits limits;
   limits.max_body_bytes = 100;
   limits.drop_large_bodies = true;
-  const std::string big = gzip(std::string(1000, 'y'));  // small compressed, 1000 bytes decoded
+  const std::string big = gzip_best(std::string(1000, 'y'));  // small compressed, 1000 bytes decoded
   const std::string corrupt = "\x1f\x8b\x08\x00garbage-not-deflate";
   const std::vector<std::string> wires = {
       "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n" + std::string(200, 'z'),

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "liveview_capture_file.hpp"
 #include "proto/liveview_events.hpp"
 #include "proto/liveview_page.hpp"
 #include "proto/liveview_rendered.hpp"
@@ -27,24 +28,15 @@ namespace {
 
 namespace json = boost::json;
 
-std::filesystem::path captures_dir() {
-  return stampede::testing::tests_dir() / "vectors/liveview-captures";
-}
+using stampede::testing::liveview_captures_dir;
+using stampede::testing::read_json_file;
+using stampede::testing::string_of;
 
 json::parse_options deep() {
   json::parse_options options;
   options.max_depth = 512;
   return options;
 }
-
-json::value load_json(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), {}, deep());
-}
-
-std::string str(const json::value& v) { return std::string(v.as_string().data(), v.as_string().size()); }
 
 std::string base64_decode(std::string_view in) {
   static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -86,8 +78,8 @@ class Page {
   json::value preflight_response;
 
   void in(const json::array& message) {
-    const std::string frame_topic = str(message.at(2));
-    const std::string event = str(message.at(3));
+    const std::string frame_topic = string_of(message.at(2));
+    const std::string event = string_of(message.at(3));
     const json::value& payload = message.at(4);
     if (!frame_topic.starts_with("lv:")) return;
     DiffResult result;
@@ -95,7 +87,7 @@ class Page {
       ASSERT_EQ(view.merge_diff(payload, result), "");
       return;
     }
-    if (event != "phx_reply" || str(payload.at("status")) != "ok") return;
+    if (event != "phx_reply" || string_of(payload.at("status")) != "ok") return;
     const json::value& response = payload.at("response");
     if (response.as_object().contains("rendered")) {
       const JoinReply join = read_join_reply("ok", response);
@@ -316,13 +308,13 @@ std::map<std::string, std::vector<Action>> script(const std::string& flow, const
     auto upload = std::make_shared<Upload>();
     const json::value& file = transcript.at("upload_file");
     upload->file.ref = "0";
-    upload->file.name = str(file.at("name"));
+    upload->file.name = string_of(file.at("name"));
     upload->file.size = file.at("size").to_number<std::uint64_t>();
     upload->file.type = "application/octet-stream";
     // The file's modification time is the browser's clock: take it from what it sent.
     for (const json::value& frame : transcript.at("steps").as_array().at(1).at("frames").as_array()) {
-      if (str(frame.at("dir")) == "out" && str(frame.at("data")).find("last_modified") != std::string::npos) {
-        const json::value message = json::parse(str(frame.at("data")));
+      if (string_of(frame.at("dir")) == "out" && string_of(frame.at("data")).find("last_modified") != std::string::npos) {
+        const json::value message = json::parse(string_of(frame.at("data")));
         const json::object& uploads = message.as_array().at(4).at("uploads").as_object();
         upload->file.last_modified = uploads.begin()->value().as_array().at(0).at("last_modified").to_number<std::int64_t>();
       }
@@ -349,7 +341,7 @@ const std::string* page_body(const json::value& step) {
     if (exchange.at("status").as_int64() == 200 && body.is_string() &&
         std::string_view(body.as_string().data(), body.as_string().size()).find("data-phx-session") != std::string_view::npos) {
       static std::string text;
-      text = str(body);
+      text = string_of(body);
       return &text;
     }
   }
@@ -362,41 +354,41 @@ struct Totals {
 };
 
 void check_flow(const std::string& folder, const std::string& flow, Totals& totals) {
-  const json::value transcript = load_json(captures_dir() / folder / (flow + ".json"));
+  const json::value transcript = read_json_file(liveview_captures_dir() / folder / (flow + ".json"));
   Page page;
-  page.version = *parse_version(str(transcript.at("app").at("phoenix_live_view")));
+  page.version = *parse_version(string_of(transcript.at("app").at("phoenix_live_view")));
   std::map<std::string, std::vector<Action>> steps = script(flow, transcript);
   for (const json::value& step : transcript.at("steps").as_array()) {
-    const std::string name = str(step.at("name"));
+    const std::string name = string_of(step.at("name"));
     SCOPED_TRACE(folder + "/" + flow + " step " + name);
     if (const std::string* body = page_body(step)) {
       page.scan = scan_page(*body);
-      page.location = str(step.at("location"));
+      page.location = string_of(step.at("location"));
       ASSERT_FALSE(roots_to_join(page.scan).empty());
       page.topic = "lv:" + roots_to_join(page.scan).at(0)->id;
       // The socket URL the browser opened carries the same parameters.
       for (const json::value& socket : step.at("sockets").as_array()) {
-        if (str(socket.at("event")) != "created") continue;
-        const std::string url = str(socket.at("url"));
+        if (string_of(socket.at("event")) != "created") continue;
+        const std::string url = string_of(socket.at("url"));
         EXPECT_EQ(url.substr(url.find('?') + 1), socket_query(page_join(page)));
       }
     }
     std::deque<Action> actions(steps[name].begin(), steps[name].end());
     for (const json::value& frame : step.at("frames").as_array()) {
-      const std::string data = str(frame.at("data"));
-      if (str(frame.at("dir")) == "in") {
+      const std::string data = string_of(frame.at("data"));
+      if (string_of(frame.at("dir")) == "in") {
         page.in(json::parse(data, {}, deep()).as_array());
         continue;
       }
       Expected sent;
-      if (str(frame.at("kind")) == "binary") {
+      if (string_of(frame.at("kind")) == "binary") {
         const phx::Decoded decoded = phx::decode(base64_decode(data), true, phx::Serializer::V2, phx::Direction::ClientToServer);
         ASSERT_TRUE(std::holds_alternative<phx::Message>(decoded));
         const phx::Message& message = std::get<phx::Message>(decoded);
         sent = {message.topic, message.event, message.payload, true};
       } else {
         const json::value message = json::parse(data, {}, deep());
-        sent = {str(message.at(2)), str(message.at(3)), json::serialize(message.at(4)), false};
+        sent = {string_of(message.at(2)), string_of(message.at(3)), json::serialize(message.at(4)), false};
       }
       if (sent.topic == "phoenix") continue;  // heartbeats: the channel client's business
       ++totals.frames;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "liveview_capture_file.hpp"
 #include "proto/liveview_events.hpp"
 #include "proto/liveview_page.hpp"
 #include "proto/liveview_rendered.hpp"
@@ -26,20 +27,9 @@ namespace {
 
 namespace json = boost::json;
 
-std::filesystem::path captures_dir() {
-  return stampede::testing::tests_dir() / "vectors/liveview-captures";
-}
-
-json::value load_json(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  json::parse_options options;
-  options.max_depth = 512;
-  return json::parse(text.str(), {}, options);
-}
-
-std::string str(const json::value& v) { return std::string(v.as_string().data(), v.as_string().size()); }
+using stampede::testing::liveview_captures_dir;
+using stampede::testing::read_json_file;
+using stampede::testing::string_of;
 
 // ------------------------------------------------------------------------ HTML trees
 
@@ -159,20 +149,20 @@ class Replay {
  public:
   // Feeds one inbound frame; returns a problem sentence or "".
   std::string in(const json::array& message) {
-    const std::string topic = str(message.at(2));
-    const std::string event = str(message.at(3));
+    const std::string topic = string_of(message.at(2));
+    const std::string event = string_of(message.at(3));
     const json::value& payload = message.at(4);
     if (!topic.starts_with("lv:")) return {};
     DiffResult result;
     if (event == "phx_reply") {
-      if (str(payload.at("status")) != "ok") return {};
+      if (string_of(payload.at("status")) != "ok") return {};
       const json::object& response = payload.at("response").as_object();
       if (response.contains("rendered")) {
         Rendered fresh;
         const std::string error = fresh.merge_join(payload.at("response"), result);
         if (!error.empty()) return "join: " + error;
         const json::object& rendered = response.at("rendered").as_object();
-        if (rendered.contains("t") && result.title != str(rendered.at("t"))) return "join title not reported";
+        if (rendered.contains("t") && result.title != string_of(rendered.at("t"))) return "join title not reported";
         views_[topic] = std::move(fresh);
         newest_ = topic;
         return {};
@@ -210,15 +200,15 @@ class Replay {
 };
 
 std::vector<StepResult> replay_file(const std::filesystem::path& file) {
-  const json::value transcript = load_json(file);
+  const json::value transcript = read_json_file(file);
   Replay replay;
   std::vector<StepResult> results;
   for (const json::value& step : transcript.at("steps").as_array()) {
     StepResult& result = results.emplace_back();
-    result.name = str(step.at("name"));
+    result.name = string_of(step.at("name"));
     for (const json::value& frame : step.at("frames").as_array()) {
-      if (str(frame.at("dir")) != "in" || str(frame.at("kind")) != "text") continue;
-      const json::value message = json::parse(str(frame.at("data")), {}, [] {
+      if (string_of(frame.at("dir")) != "in" || string_of(frame.at("kind")) != "text") continue;
+      const json::value message = json::parse(string_of(frame.at("data")), {}, [] {
         json::parse_options options;
         options.max_depth = 512;
         return options;
@@ -232,7 +222,7 @@ std::vector<StepResult> replay_file(const std::filesystem::path& file) {
       result.problem = "no LiveView joined";
       continue;
     }
-    const std::string dom = str(step.at("dom"));
+    const std::string dom = string_of(step.at("dom"));
     if (dom_children(dom, kClientAttributes).size() < 1 || view->to_html().size() < 20) {
       result.problem = "nothing to compare";
       continue;
@@ -255,7 +245,7 @@ const json::object* first_page(const json::value& transcript) {
   const json::object* page = nullptr;
   for (const json::value& exchange : transcript.at("steps").as_array().at(0).at("http").as_array()) {
     const json::value& body = exchange.at("body");
-    if (exchange.at("status").as_int64() == 200 && body.is_string() && str(body).find("data-phx-session") != std::string::npos) {
+    if (exchange.at("status").as_int64() == 200 && body.is_string() && string_of(body).find("data-phx-session") != std::string::npos) {
       page = &exchange.as_object();
       break;
     }
@@ -265,9 +255,9 @@ const json::object* first_page(const json::value& transcript) {
 
 const json::object* first_join(const json::value& transcript) {
   for (const json::value& frame : transcript.at("steps").as_array().at(0).at("frames").as_array()) {
-    if (str(frame.at("dir")) == "out" && str(frame.at("data")).find("\"phx_join\"") != std::string::npos) {
+    if (string_of(frame.at("dir")) == "out" && string_of(frame.at("data")).find("\"phx_join\"") != std::string::npos) {
       static json::value parsed;
-      parsed = json::parse(str(frame.at("data")));
+      parsed = json::parse(string_of(frame.at("data")));
       return &parsed.as_array().at(4).as_object();
     }
   }
@@ -291,7 +281,7 @@ class LiveViewTranscript : public ::testing::TestWithParam<CaptureFile> {};
 
 TEST_P(LiveViewTranscript, EveryStepRendersWhatTheBrowserShowed) {
   const CaptureFile& capture = GetParam();
-  const std::vector<StepResult> results = replay_file(captures_dir() / capture.folder / (capture.name + ".json"));
+  const std::vector<StepResult> results = replay_file(liveview_captures_dir() / capture.folder / (capture.name + ".json"));
   std::size_t matched = 0;
   for (const StepResult& step : results) {
     EXPECT_EQ(step.problem, "") << capture.folder << "/" << capture.name << " step " << step.name;
@@ -304,26 +294,26 @@ TEST_P(LiveViewTranscript, EveryStepRendersWhatTheBrowserShowed) {
 
 TEST_P(LiveViewTranscript, PageScanFindsWhatTheBrowserJoined) {
   const CaptureFile& capture = GetParam();
-  const json::value transcript = load_json(captures_dir() / capture.folder / (capture.name + ".json"));
+  const json::value transcript = read_json_file(liveview_captures_dir() / capture.folder / (capture.name + ".json"));
   const json::object* page = first_page(transcript);
   ASSERT_NE(page, nullptr);
   const json::object* join = first_join(transcript);
   ASSERT_NE(join, nullptr);
-  const PageScan scan = scan_page(str(page->at("body")));
+  const PageScan scan = scan_page(string_of(page->at("body")));
 
-  const std::string page_url = str(join->at("url"));
-  EXPECT_EQ(scan.csrf_token, str(join->at("params").at("_csrf_token")));
+  const std::string page_url = string_of(join->at("url"));
+  EXPECT_EQ(scan.csrf_token, string_of(join->at("params").at("_csrf_token")));
   const std::vector<const LiveViewRoot*> roots = roots_to_join(scan);
   ASSERT_EQ(roots.size(), 1u);
   EXPECT_TRUE(roots[0]->main);
   EXPECT_FALSE(roots[0]->sticky);
   EXPECT_EQ(roots[0]->parent_id, "");
-  EXPECT_EQ(roots[0]->session, str(join->at("session")));
-  EXPECT_EQ(roots[0]->static_token, str(join->at("static")));
+  EXPECT_EQ(roots[0]->session, string_of(join->at("session")));
+  EXPECT_EQ(roots[0]->static_token, string_of(join->at("static")));
   std::vector<std::string> track_static;
   for (const std::string& href : scan.track_static) track_static.push_back(proto::resolve_url(page_url, href));
   std::vector<std::string> joined_track_static;
-  for (const json::value& url : join->at("params").at("_track_static").as_array()) joined_track_static.push_back(str(url));
+  for (const json::value& url : join->at("params").at("_track_static").as_array()) joined_track_static.push_back(string_of(url));
   std::sort(track_static.begin(), track_static.end());
   std::sort(joined_track_static.begin(), joined_track_static.end());
   EXPECT_EQ(track_static, joined_track_static);
@@ -331,8 +321,8 @@ TEST_P(LiveViewTranscript, PageScanFindsWhatTheBrowserJoined) {
 
   // The topic the browser joined is "lv:" + the container id.
   for (const json::value& frame : transcript.at("steps").as_array().at(0).at("frames").as_array()) {
-    if (str(frame.at("dir")) == "out" && str(frame.at("data")).find("\"phx_join\"") != std::string::npos) {
-      EXPECT_EQ(str(json::parse(str(frame.at("data"))).as_array().at(2)), "lv:" + roots[0]->id);
+    if (string_of(frame.at("dir")) == "out" && string_of(frame.at("data")).find("\"phx_join\"") != std::string::npos) {
+      EXPECT_EQ(string_of(json::parse(string_of(frame.at("data"))).as_array().at(2)), "lv:" + roots[0]->id);
       break;
     }
   }
@@ -350,15 +340,15 @@ INSTANTIATE_TEST_SUITE_P(LiveViewCaptures, LiveViewTranscript, ::testing::Values
 // The comparison must see a one-character change: the counter before the first click against
 // the DOM after it.
 TEST(LiveViewTranscripts, ComparisonSeesAChangedCounter) {
-  const json::value transcript = load_json(captures_dir() / "lv-1.x" / "counter.json");
+  const json::value transcript = read_json_file(liveview_captures_dir() / "lv-1.x" / "counter.json");
   Replay replay;
   for (const json::value& frame : transcript.at("steps").as_array().at(0).at("frames").as_array()) {
-    if (str(frame.at("dir")) == "in") {
-      ASSERT_EQ(replay.in(json::parse(str(frame.at("data"))).as_array()), "");
+    if (string_of(frame.at("dir")) == "in") {
+      ASSERT_EQ(replay.in(json::parse(string_of(frame.at("data"))).as_array()), "");
     }
   }
   ASSERT_NE(replay.newest(), nullptr);
-  const std::string after_click = str(transcript.at("steps").as_array().at(1).at("dom"));
+  const std::string after_click = string_of(transcript.at("steps").as_array().at(1).at("dom"));
   const std::string problem = difference(parse_fragment(replay.newest()->to_html(), kClientAttributes),
                                          dom_children(after_click, kClientAttributes), "");
   EXPECT_NE(problem.find("text \"0\" but the browser showed text \"1\""), std::string::npos) << problem;
@@ -368,7 +358,7 @@ TEST(LiveViewTranscripts, AllThirtyFourStepsMatch) {
   std::size_t steps = 0;
   std::size_t matched = 0;
   for (const CaptureFile& capture : all_capture_files()) {
-    for (const StepResult& step : replay_file(captures_dir() / capture.folder / (capture.name + ".json"))) {
+    for (const StepResult& step : replay_file(liveview_captures_dir() / capture.folder / (capture.name + ".json"))) {
       ++steps;
       if (step.problem.empty()) ++matched;
     }

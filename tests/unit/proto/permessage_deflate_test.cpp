@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
+
 namespace stampede::proto::ws {
 namespace {
 
-std::string bytes(std::initializer_list<int> values) {
-  std::string out;
-  for (const int v : values) out += static_cast<char>(v);
-  return out;
-}
+using stampede::testing::bytes;
 
 Extension extension(std::string_view header) {
   std::vector<Extension> out;

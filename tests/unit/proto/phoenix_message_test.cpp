@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
 #include "test_paths.hpp"
 
 namespace stampede::proto::phx {
@@ -24,11 +25,7 @@ std::filesystem::path captures_file() {
   return stampede::testing::tests_dir() / "vectors/phoenix-captures/frames_channels.json";
 }
 
-std::string bytes(std::initializer_list<int> values) {
-  std::string out;
-  for (const int v : values) out.push_back(static_cast<char>(v));
-  return out;
-}
+using stampede::testing::bytes;
 
 std::string from_hex(std::string_view hex) {
   std::string out;

@@ -184,7 +184,7 @@ TEST(PresenceSync, ExtraPresenceFieldsComeFromTheLatestJoin) {
 
 // --- The presence frames of the captures (phoenix 1.7.24, both serializers) ---
 
-std::filesystem::path captures_file() {
+std::filesystem::path channels_frames_file() {
   return stampede::testing::tests_dir() / "vectors/phoenix-captures/frames_channels.json";
 }
 
@@ -192,8 +192,8 @@ std::filesystem::path captures_file() {
 // join_ref, presence_state and presence_diff go to the Presence. V1 frames carry no join_ref,
 // so the state is attributed to the channel's current join, as phoenix.js does.
 TEST(PresenceCaptures, ReplaysThePresenceFramesOfBothSerializers) {
-  std::ifstream in(captures_file());
-  ASSERT_TRUE(in) << captures_file();
+  std::ifstream in(channels_frames_file());
+  ASSERT_TRUE(in) << channels_frames_file();
   std::stringstream text;
   text << in.rdbuf();
 

@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "infinity.hpp"
 #include "prometheus_exposition_file.hpp"
 
 namespace stampede::proto {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stampede::testing::kInf;
 
 Exposition parsed(std::string_view body, ExpositionFormat format = ExpositionFormat::Auto) {
   auto result = parse_exposition(body, format);
@@ -22,7 +23,7 @@ Exposition parsed(std::string_view body, ExpositionFormat format = ExpositionFor
   return std::move(result.exposition);
 }
 
-ExpositionError error_of(std::string_view body, ExpositionFormat format = ExpositionFormat::Prometheus004) {
+ExpositionError exposition_error(std::string_view body, ExpositionFormat format = ExpositionFormat::Prometheus004) {
   auto result = parse_exposition(body, format);
   EXPECT_FALSE(result.ok()) << body;
   EXPECT_TRUE(result.exposition.families.empty());
@@ -252,22 +253,22 @@ TEST(PrometheusExposition, FormatFromContentType) {
 
 TEST(PrometheusExposition, OpenMetricsWithoutEofIsTruncated) {
   const std::string cut = "# TYPE h histogram\nh_bucket{le=\"1\"} 3\nh_bucket{le=\"+Inf\"} 4\n";
-  const ExpositionError e = error_of(cut, ExpositionFormat::OpenMetrics);
+  const ExpositionError e = exposition_error(cut, ExpositionFormat::OpenMetrics);
   EXPECT_TRUE(e.truncated);
   EXPECT_EQ(e.line, 0u);
   EXPECT_EQ(e.message(), "the body does not end with # EOF: cut short?");
   // The same body read as 0.0.4 (no end marker there) is complete.
   EXPECT_EQ(parsed(cut, ExpositionFormat::Prometheus004).sample_count(), 2u);
   // An empty OpenMetrics body has no # EOF either.
-  EXPECT_TRUE(error_of("", ExpositionFormat::OpenMetrics).truncated);
+  EXPECT_TRUE(exposition_error("", ExpositionFormat::OpenMetrics).truncated);
   EXPECT_EQ(parsed("# EOF", ExpositionFormat::OpenMetrics).families.size(), 0u);
 }
 
 TEST(PrometheusExposition, NothingMayFollowOpenMetricsEof) {
-  const ExpositionError e = error_of("a 1\n# EOF\nb 2\n", ExpositionFormat::OpenMetrics);
+  const ExpositionError e = exposition_error("a 1\n# EOF\nb 2\n", ExpositionFormat::OpenMetrics);
   EXPECT_EQ(e.message(), "line 3: data after # EOF");
   EXPECT_FALSE(e.truncated);
-  EXPECT_EQ(error_of("a 1\n# EOF now\n", ExpositionFormat::OpenMetrics).message(),
+  EXPECT_EQ(exposition_error("a 1\n# EOF now\n", ExpositionFormat::OpenMetrics).message(),
             "line 2: unexpected \"now\" after # EOF");
   // In 0.0.4 "# EOF" is a comment like any other.
   EXPECT_EQ(parsed("a 1\n# EOF\nb 2\n", ExpositionFormat::Prometheus004).families.size(), 2u);
@@ -536,7 +537,7 @@ TEST(PrometheusExposition, MalformedLinesNameTheLineAndWhatIsWrong) {
       {"# TYPE x counter gauge", "line 1: unexpected \"gauge\" after the type of \"x\""},
   };
   for (const auto& [body, message] : cases) {
-    EXPECT_EQ(error_of(body).message(), message) << body;
+    EXPECT_EQ(exposition_error(body).message(), message) << body;
   }
 }
 
@@ -544,24 +545,24 @@ TEST(PrometheusExposition, OneBadLineFailsTheWholeScrapeAndNamesItsNumber) {
   std::string body(kSpecExample);
   body += "\n\nhttp_requests_total{method=\"get\",code=\"200} 5\nfine_after 1\n";
   const auto bad_line = static_cast<std::size_t>(std::count(kSpecExample.begin(), kSpecExample.end(), '\n')) + 3;
-  const ExpositionError e = error_of(body);
+  const ExpositionError e = exposition_error(body);
   EXPECT_EQ(e.line, bad_line);
   EXPECT_EQ(e.message(), "line " + std::to_string(bad_line) +
                              ": label value of \"code\" in \"http_requests_total\" not closed");
   // CRLF bodies count lines the same way.
-  EXPECT_EQ(error_of("a 1\r\n\r\nb x\r\n").message(), "line 3: invalid value \"x\" for \"b\"");
+  EXPECT_EQ(exposition_error("a 1\r\n\r\nb x\r\n").message(), "line 3: invalid value \"x\" for \"b\"");
 }
 
 TEST(PrometheusExposition, OpenMetricsLineErrorsToo) {
-  EXPECT_EQ(error_of("# UNIT a seconds extra\n# EOF\n", ExpositionFormat::OpenMetrics).message(),
+  EXPECT_EQ(exposition_error("# UNIT a seconds extra\n# EOF\n", ExpositionFormat::OpenMetrics).message(),
             "line 1: unexpected text after the unit of \"a\"");
-  EXPECT_EQ(error_of("a 1 1e300\n# EOF\n", ExpositionFormat::OpenMetrics).message(),
+  EXPECT_EQ(exposition_error("a 1 1e300\n# EOF\n", ExpositionFormat::OpenMetrics).message(),
             "line 1: invalid timestamp \"1e300\" for \"a\" (OpenMetrics: seconds)");
 }
 
 TEST(PrometheusExposition, LongLinesAreQuotedShortInMessages) {
   const std::string body = "x " + std::string(500, '9') + "z\n";
-  const std::string message = error_of(body).message();
+  const std::string message = exposition_error(body).message();
   EXPECT_LT(message.size(), 120u);
   EXPECT_NE(message.find("...\""), std::string::npos);
 }

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <limits>
 
+#include "infinity.hpp"
+
 namespace stampede::proto {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using stampede::testing::kInf;
 
 TEST(PrometheusFloat, DecimalForms) {
   EXPECT_EQ(parse_exposition_float("1027"), 1027.0);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
+
 namespace stampede::proto::ws {
 namespace {
 
@@ -20,11 +22,7 @@ std::string frame(Opcode opcode, std::string_view payload, bool fin = true,
   return out;
 }
 
-std::string bytes(std::initializer_list<int> values) {
-  std::string out;
-  for (const int v : values) out += static_cast<char>(v);
-  return out;
-}
+using stampede::testing::bytes;
 
 // An event with its views copied, so events from different runs can be compared.
 struct Event {

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "metrics/names.hpp"
+#include "report/result_fixture.hpp"
 
 namespace stampede::report {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
+using testing::kMs;
 
 metrics::NamedMetric named(std::string name, metrics::Kind kind) {
   metrics::NamedMetric m{std::move(name), kind, {}};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "metrics/threshold.hpp"
+#include "report/result_fixture.hpp"
 
 namespace stampede::report {
 namespace {
@@ -12,7 +13,7 @@ using metrics::MetricData;
 using metrics::NamedMetric;
 
 constexpr Nanos kUs = 1'000;
-constexpr Nanos kMs = 1'000'000;
+using testing::kMs;
 
 NamedMetric timing(std::string name, std::initializer_list<std::pair<Nanos, int>> values) {
   NamedMetric m{std::move(name), Kind::Timing, {}};

@@ -85,7 +85,7 @@ std::string comparable(const Frame& frame) {
   return canonical(value);
 }
 
-struct Socket {
+struct ReplaySocket {
   phx::Serializer serializer = phx::Serializer::V2;
   std::unique_ptr<testing::Peer> peer;
   std::vector<Frame> expected;
@@ -93,10 +93,10 @@ struct Socket {
 
 struct Group {
   testing::SessionWorld world;
-  std::map<std::string, Socket> sockets;  // by label and vsn
+  std::map<std::string, ReplaySocket> sockets;  // by label and vsn
 };
 
-void compare(const std::string& name, Socket& socket) {
+void compare(const std::string& name, ReplaySocket& socket) {
   std::map<std::string, std::vector<std::string>> expected;
   std::map<std::string, std::vector<std::string>> actual;
   for (const auto& frame : socket.expected) expected[topic_of(frame, socket.serializer)].push_back(comparable(frame));

@@ -21,7 +21,7 @@ using testing::Received;
 using testing::WsTestClient;
 using std::chrono::milliseconds;
 
-std::unique_ptr<TargetServer> start(unsigned threads = 1) {
+std::unique_ptr<TargetServer> start_channels_server(unsigned threads = 1) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 1;
@@ -43,7 +43,7 @@ std::unique_ptr<WsTestClient> joined_v2(std::uint16_t port, const std::string& t
 }
 
 TEST(ChannelsLoopback, JoinPushReplyAndHeartbeatOverV2) {
-  auto server = start();
+  auto server = start_channels_server();
   auto client = joined_v2(server->port(), "room:lobby");
   client->send_text(R"(["1","2","room:lobby","ping",{"n":42}])");
   EXPECT_EQ(next_v2(*client), json::parse(R"(["1","2","room:lobby","phx_reply",{"status":"ok","response":{"n":42}}])"));
@@ -52,7 +52,7 @@ TEST(ChannelsLoopback, JoinPushReplyAndHeartbeatOverV2) {
 }
 
 TEST(ChannelsLoopback, V1SocketsGetObjectsWithoutJoinRef) {
-  auto server = start();
+  auto server = start_channels_server();
   WsTestClient client(server->port());
   client.open("/socket/websocket?vsn=1.0.0");
   client.send_text(R"({"topic":"room:lobby","event":"phx_join","payload":{},"ref":"1","join_ref":"1"})");
@@ -64,7 +64,7 @@ TEST(ChannelsLoopback, V1SocketsGetObjectsWithoutJoinRef) {
 }
 
 TEST(ChannelsLoopback, BinaryPushGetsABinaryReply) {
-  auto server = start();
+  auto server = start_channels_server();
   auto client = joined_v2(server->port(), "room:lobby");
   const std::string push("\x00\x01\x01\x0a\x06"
                          "12room:lobbybinary\x00\xfe\xff",
@@ -79,7 +79,7 @@ TEST(ChannelsLoopback, BinaryPushGetsABinaryReply) {
 }
 
 TEST(ChannelsLoopback, BroadcastsReachSocketsOnEveryWorker) {
-  auto server = start(2);
+  auto server = start_channels_server(2);
   // Enough sockets that the kernel spreads them over both workers.
   std::vector<std::unique_ptr<WsTestClient>> listeners;
   for (int i = 0; i < 8; ++i) listeners.push_back(joined_v2(server->port(), "room:lobby"));
@@ -101,7 +101,7 @@ TEST(ChannelsLoopback, BroadcastsReachSocketsOnEveryWorker) {
 }
 
 TEST(ChannelsLoopback, PresenceStateAndDiffsBetweenTwoSockets) {
-  auto server = start(2);
+  auto server = start_channels_server(2);
   WsTestClient alice(server->port());
   alice.open("/socket/websocket?vsn=2.0.0");
   alice.send_text(R"(["1","1","presence:lobby","phx_join",{"user_id":"alice"}])");
@@ -132,7 +132,7 @@ TEST(ChannelsLoopback, PresenceStateAndDiffsBetweenTwoSockets) {
 }
 
 TEST(ChannelsLoopback, AbsintheSubscriptionPushesDataUntilUnsubscribed) {
-  auto server = start();
+  auto server = start_channels_server();
   auto client = joined_v2(server->port(), "__absinthe__:control");
   client->send_text(
       R"(["1","2","__absinthe__:control","doc",{"query":"subscription { ticked { n } }","variables":{"interval_ms":50}}])");
@@ -157,7 +157,7 @@ TEST(ChannelsLoopback, AbsintheSubscriptionPushesDataUntilUnsubscribed) {
 }
 
 TEST(ChannelsLoopback, CrashDuplicateJoinAndUnmatchedTopic) {
-  auto server = start();
+  auto server = start_channels_server();
   auto client = joined_v2(server->port(), "room:crashme");
   client->send_text(R"(["1","2","room:crashme","crash",{}])");
   EXPECT_EQ(next_v2(*client), json::parse(R"(["1","1","room:crashme","phx_error",{}])"));
@@ -172,7 +172,7 @@ TEST(ChannelsLoopback, CrashDuplicateJoinAndUnmatchedTopic) {
 }
 
 TEST(ChannelsLoopback, AnUndecodableFrameClosesTheSocketWith1011) {
-  auto server = start();
+  auto server = start_channels_server();
   auto client = joined_v2(server->port(), "room:lobby");
   auto other = joined_v2(server->port(), "room:lobby");
   client->send_text("this is not json");

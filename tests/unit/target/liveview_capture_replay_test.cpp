@@ -27,7 +27,7 @@ using testing::Received;
 using testing::Substitutions;
 using testing::WsTestClient;
 
-std::unique_ptr<TargetServer> start(LiveViewDialect dialect) {
+std::unique_ptr<TargetServer> start_replay_server(LiveViewDialect dialect) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 3;
@@ -120,7 +120,7 @@ void compare_http(const json::object& recorded, LiveViewBrowser& browser, Substi
 // The recorded flow, step by step, against a target of its own (prepared by `prepare`).
 void replay(LiveViewDialect dialect, std::string_view flow, const std::function<void(TargetServer&)>& prepare = {}) {
   const auto capture = stampede::testing::read_liveview_capture(folder(dialect), flow);
-  auto server = start(dialect);
+  auto server = start_replay_server(dialect);
   if (prepare) prepare(*server);
   LiveViewBrowser browser(server->port());
   Substitutions substitutions;

@@ -21,7 +21,7 @@ using testing::next_frame;
 using testing::Received;
 using testing::WsTestClient;
 
-std::unique_ptr<TargetServer> start(LiveViewDialect dialect) {
+std::unique_ptr<TargetServer> start_channel_server(LiveViewDialect dialect) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 11;
@@ -64,7 +64,7 @@ std::string status_of(const json::array& frame) {
 
 class LiveViewChannel : public ::testing::TestWithParam<LiveViewDialect> {
  protected:
-  void SetUp() override { server_ = start(GetParam()); }
+  void SetUp() override { server_ = start_channel_server(GetParam()); }
   bool v1() const { return GetParam() == LiveViewDialect::V1; }
   std::unique_ptr<TargetServer> server_;
 };

@@ -21,8 +21,8 @@ namespace {
 
 using idle_memory::connect_to;
 
-constexpr int kSockets = 2000;
-constexpr std::size_t kBudgetBytes = 3072;
+constexpr int kLiveViewSockets = 2000;
+constexpr std::size_t kLiveViewBudgetBytes = 3072;
 
 // What a browser sends for one /counter tab: upgrade, join, a click, a heartbeat.
 std::string opening(TokenRandom& random) {
@@ -62,10 +62,10 @@ TEST(LiveViewIdleMemory, AJoinedIdleLiveViewCostsUnderThreeKilobytes) {
   server.start();
   TokenRandom random(23);
   std::vector<std::string> openings;
-  for (int i = 0; i < kSockets + 200; ++i) openings.push_back(opening(random));
+  for (int i = 0; i < kLiveViewSockets + 200; ++i) openings.push_back(opening(random));
 
   std::vector<int> fds;
-  fds.reserve(kSockets + 200);
+  fds.reserve(kLiveViewSockets + 200);
   const auto open_many = [&](int count) {
     for (int i = 0; i < count; ++i) {
       const int fd = connect_to(server.port());
@@ -74,11 +74,11 @@ TEST(LiveViewIdleMemory, AJoinedIdleLiveViewCostsUnderThreeKilobytes) {
       ASSERT_TRUE(open_idle_view(fd, openings[fds.size() - 1])) << "socket " << fds.size();
     }
   };
-  const auto per_view = idle_memory::heap_per_socket(200, kSockets, open_many);
+  const auto per_view = idle_memory::heap_per_socket(200, kLiveViewSockets, open_many);
   std::cout << "heap per joined idle LiveView (socket included): " << per_view << " bytes\n";
   RecordProperty("bytes_per_idle_liveview", static_cast<int>(per_view));
   EXPECT_GT(per_view, 0u) << "nothing was measured (is the heap probe blind under this build?)";
-  EXPECT_LT(per_view, kBudgetBytes);
+  EXPECT_LT(per_view, kLiveViewBudgetBytes);
   for (const int fd : fds) ::close(fd);
   server.stop();
 }

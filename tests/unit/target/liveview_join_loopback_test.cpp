@@ -22,7 +22,7 @@ using testing::LivePage;
 using testing::LiveViewBrowser;
 using testing::WsTestClient;
 
-std::unique_ptr<TargetServer> start(LiveViewDialect dialect = LiveViewDialect::V1) {
+std::unique_ptr<TargetServer> start_join_server(LiveViewDialect dialect = LiveViewDialect::V1) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 9;
@@ -55,7 +55,7 @@ constexpr std::string_view kStale = R"({"reason":"stale"})";
 class LiveViewJoin : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = start();
+    server_ = start_join_server();
     browser_ = std::make_unique<LiveViewBrowser>(server_->port());
     page_ = browser_->load("/counter");
     url_ = browser_->origin() + "/counter";
@@ -148,7 +148,7 @@ TEST_F(LiveViewJoin, StaleAndCrashPagesRefuseEveryJoin) {
 
 TEST(LiveViewJoinDashboard, ASessionWithoutAUserIsRedirectedToLogin) {
   for (const auto dialect : {LiveViewDialect::V1, LiveViewDialect::V0_20}) {
-    auto server = start(dialect);
+    auto server = start_join_server(dialect);
     LiveViewBrowser browser(server->port());
     browser.load("/counter");  // a session with a CSRF secret, no user
     const auto anonymous = browser.cookies;

@@ -17,7 +17,7 @@ namespace {
 using testing::LiveViewBrowser;
 using testing::LoopbackClient;
 
-std::unique_ptr<TargetServer> start(LiveViewDialect dialect = LiveViewDialect::V1) {
+std::unique_ptr<TargetServer> start_pages_server(LiveViewDialect dialect = LiveViewDialect::V1) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 5;
@@ -28,7 +28,7 @@ std::unique_ptr<TargetServer> start(LiveViewDialect dialect = LiveViewDialect::V
 }
 
 TEST(LiveViewPages, EveryPageCarriesAContainerTheCsrfMetaAndTheSessionCookie) {
-  auto server = start();
+  auto server = start_pages_server();
   for (const std::string path : {"/counter", "/posts/new", "/posts", "/components", "/upload", "/stale", "/crash"}) {
     SCOPED_TRACE(path);
     LiveViewBrowser browser(server->port());
@@ -60,7 +60,7 @@ TEST(LiveViewPages, EveryPageCarriesAContainerTheCsrfMetaAndTheSessionCookie) {
 }
 
 TEST(LiveViewPages, DashboardNeedsALoginAndLogoutDropsTheSession) {
-  auto server = start();
+  auto server = start_pages_server();
   LiveViewBrowser browser(server->port());
   auto response = browser.get("/dashboard");
   EXPECT_EQ(response.status, 302);
@@ -90,7 +90,7 @@ TEST(LiveViewPages, DashboardNeedsALoginAndLogoutDropsTheSession) {
 }
 
 TEST(LiveViewPages, TheDialectPrefixesServeTheSamePagesInTheirDialect) {
-  auto server = start(LiveViewDialect::V1);
+  auto server = start_pages_server(LiveViewDialect::V1);
   LiveViewBrowser browser(server->port());
   const auto root = browser.load("/counter");
   const auto v020 = browser.load("/lv020/counter");
@@ -111,13 +111,13 @@ TEST(LiveViewPages, TheDialectPrefixesServeTheSamePagesInTheirDialect) {
   EXPECT_EQ(dashboard.header("location"), "/lv020/login");
 
   // --liveview 0.20 serves 0.20 under "/".
-  auto old = start(LiveViewDialect::V0_20);
+  auto old = start_pages_server(LiveViewDialect::V0_20);
   LiveViewBrowser old_browser(old->port());
   EXPECT_NE(old_browser.load("/counter").response.body.find("<title data-suffix="), std::string::npos);
 }
 
 TEST(LiveViewPages, TheBootstrapScriptIsServedAndTheBundlesAreNot) {
-  auto server = start();
+  auto server = start_pages_server();
   LiveViewBrowser browser(server->port());
   auto script = browser.get("/assets/app.js");
   EXPECT_EQ(script.status, 200);
@@ -131,7 +131,7 @@ TEST(LiveViewPages, TheBootstrapScriptIsServedAndTheBundlesAreNot) {
 }
 
 TEST(LiveViewPages, PagesAreNotPartOfTheTruth) {
-  auto server = start();
+  auto server = start_pages_server();
   LiveViewBrowser browser(server->port());
   for (int i = 0; i < 5; ++i) browser.load("/counter");
   browser.get("/login?user=alice");

@@ -15,7 +15,7 @@ namespace {
 
 namespace json = boost::json;
 
-std::string chunk(std::string_view join_ref, std::string_view ref, std::string_view topic, std::size_t bytes) {
+std::string chunk_frame(std::string_view join_ref, std::string_view ref, std::string_view topic, std::size_t bytes) {
   std::string frame;
   frame.push_back(0);
   frame.push_back(static_cast<char>(join_ref.size()));
@@ -88,11 +88,11 @@ class UploadTimeout : public ::testing::Test {
 TEST_F(UploadTimeout, AChannelWithoutChunksForTenSecondsStops) {
   open_upload(100);
   EXPECT_FALSE(session_.next_due());  // the timer starts with the first chunk
-  session_.handle_frame(chunk("3", "4", "lvu:0", 40), true, 1 * kSecond);
+  session_.handle_frame(chunk_frame("3", "4", "lvu:0", 40), true, 1 * kSecond);
   EXPECT_EQ(take().at(4).as_object().at("status"), "ok");
   ASSERT_TRUE(session_.next_due());
   EXPECT_EQ(*session_.next_due(), 11 * kSecond);
-  session_.handle_frame(chunk("3", "5", "lvu:0", 40), true, 5 * kSecond);
+  session_.handle_frame(chunk_frame("3", "5", "lvu:0", 40), true, 5 * kSecond);
   EXPECT_EQ(take().at(4).as_object().at("status"), "ok");
   session_.handle_time(14 * kSecond);
   EXPECT_TRUE(sink_.frames.empty());
@@ -106,7 +106,7 @@ TEST_F(UploadTimeout, AChannelWithoutChunksForTenSecondsStops) {
 
 TEST_F(UploadTimeout, ACompleteEntryKeepsNoTimer) {
   open_upload(80);
-  session_.handle_frame(chunk("3", "4", "lvu:0", 80), true, 1 * kSecond);
+  session_.handle_frame(chunk_frame("3", "4", "lvu:0", 80), true, 1 * kSecond);
   EXPECT_EQ(take().at(4).as_object().at("status"), "ok");
   EXPECT_FALSE(session_.next_due());
   session_.handle_time(60 * kSecond);

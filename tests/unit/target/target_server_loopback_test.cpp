@@ -29,7 +29,7 @@ TargetOptions options_for(const char* delay, unsigned threads = 1) {
   return options;
 }
 
-std::unique_ptr<TargetServer> start(const char* delay, unsigned threads = 1) {
+std::unique_ptr<TargetServer> start_delayed_server(const char* delay, unsigned threads = 1) {
   auto server = std::make_unique<TargetServer>(options_for(delay, threads));
   server->start();
   return server;
@@ -45,7 +45,7 @@ boost::json::object truth_over_http(LoopbackClient& client) {
 std::int64_t count_over_http(LoopbackClient& client) { return truth_over_http(client).at("count").as_int64(); }
 
 TEST(TargetServerLoopback, ListensOnPortZeroAndKeepsTheConnectionAlive) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   ASSERT_NE(server->port(), 0);
   LoopbackClient client(server->port());
   for (int i = 0; i < 50; ++i) {
@@ -60,7 +60,7 @@ TEST(TargetServerLoopback, ListensOnPortZeroAndKeepsTheConnectionAlive) {
 }
 
 TEST(TargetServerLoopback, PipelinedRequestsAreAnsweredInOrder) {
-  auto server = start("uniform:0:5");
+  auto server = start_delayed_server("uniform:0:5");
   LoopbackClient client(server->port());
   client.send(
       "GET /status/201 HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -81,7 +81,7 @@ TEST(TargetServerLoopback, PipelinedRequestsAreAnsweredInOrder) {
 }
 
 TEST(TargetServerLoopback, AQuickResponseWaitsBehindASlowOneBeforeIt) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   const auto sent = Clock::now();
   client.send(
@@ -101,7 +101,7 @@ TEST(TargetServerLoopback, AQuickResponseWaitsBehindASlowOneBeforeIt) {
 }
 
 TEST(TargetServerLoopback, FixedDelayIsHonoured) {
-  auto server = start("fixed:20");
+  auto server = start_delayed_server("fixed:20");
   LoopbackClient client(server->port());
   constexpr int kRequests = 20;
   for (int i = 0; i < kRequests; ++i) {
@@ -125,7 +125,7 @@ TEST(TargetServerLoopback, FixedDelayIsHonoured) {
 }
 
 TEST(TargetServerLoopback, ControlEndpointsAreNotHeldNorCountedAndResetClears) {
-  auto server = start("fixed:30");
+  auto server = start_delayed_server("fixed:30");
   LoopbackClient client(server->port());
   for (int i = 0; i < 3; ++i) client.get("/api/posts");
   const auto sent = Clock::now();
@@ -147,7 +147,7 @@ TEST(TargetServerLoopback, ControlEndpointsAreNotHeldNorCountedAndResetClears) {
 }
 
 TEST(TargetServerLoopback, InProcessResetClearsTheRecord) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   client.get("/");
   client.get("/");
@@ -157,7 +157,7 @@ TEST(TargetServerLoopback, InProcessResetClearsTheRecord) {
 }
 
 TEST(TargetServerLoopback, ConnectionCloseEndsTheConnectionAfterTheResponse) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   // The second request follows a "close" one on the same connection: it is not answered.
   client.send("GET / HTTP/1.1\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\n\r\n");
@@ -169,7 +169,7 @@ TEST(TargetServerLoopback, ConnectionCloseEndsTheConnectionAfterTheResponse) {
 }
 
 TEST(TargetServerLoopback, Http10ClosesUnlessAskedToKeepAlive) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   {
     LoopbackClient client(server->port());
     client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
@@ -190,7 +190,7 @@ TEST(TargetServerLoopback, Http10ClosesUnlessAskedToKeepAlive) {
 }
 
 TEST(TargetServerLoopback, BadRequestGets400AndTheConnectionCloses) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   client.send("GET / HTTP/1.1\r\n\r\nTHIS IS NOT HTTP\r\n\r\n");
   EXPECT_EQ(client.read_response().status, 200);
@@ -207,7 +207,7 @@ TEST(TargetServerLoopback, BadRequestGets400AndTheConnectionCloses) {
 }
 
 TEST(TargetServerLoopback, ClientsThatVanishDoNotHurtTheServer) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   const std::vector<std::string> partials = {
       "GET / HT", "POST /api/posts HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"a\":",
       "PUT / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", "GET /slow?ms=50 HTTP/1.1\r\n\r\n"};
@@ -225,7 +225,7 @@ TEST(TargetServerLoopback, ClientsThatVanishDoNotHurtTheServer) {
 }
 
 TEST(TargetServerLoopback, HalfClosedClientStillGetsItsAnswers) {
-  auto server = start("fixed:10");
+  auto server = start_delayed_server("fixed:10");
   LoopbackClient client(server->port());
   client.send("GET /status/201 HTTP/1.1\r\n\r\nGET /status/202 HTTP/1.1\r\n\r\n");
   client.socket().shutdown(boost::asio::socket_base::shutdown_send);
@@ -235,7 +235,7 @@ TEST(TargetServerLoopback, HalfClosedClientStillGetsItsAnswers) {
 }
 
 TEST(TargetServerLoopback, ChunkedRequestBodyIsReassembled) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   client.send(
       "POST /api/posts HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
@@ -248,7 +248,7 @@ TEST(TargetServerLoopback, ChunkedRequestBodyIsReassembled) {
 }
 
 TEST(TargetServerLoopback, ExpectContinueGetsAnInterimResponse) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   client.send("POST /api/posts HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 11\r\n\r\n");
   EXPECT_EQ(client.read_response().status, 100);
@@ -258,7 +258,7 @@ TEST(TargetServerLoopback, ExpectContinueGetsAnInterimResponse) {
 }
 
 TEST(TargetServerLoopback, HeadGetsHeadersOnly) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   client.send("HEAD / HTTP/1.1\r\n\r\n");
   const auto head = client.read_response(/*head_request=*/true);
@@ -269,7 +269,7 @@ TEST(TargetServerLoopback, HeadGetsHeadersOnly) {
 }
 
 TEST(TargetServerLoopback, DeepPipelineWithoutReadingIsServedInFull) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   constexpr int kRequests = 5000;  // past the point where the server stops reading to let us catch up
   std::string burst;
@@ -284,7 +284,7 @@ TEST(TargetServerLoopback, DeepPipelineWithoutReadingIsServedInFull) {
 }
 
 TEST(TargetServerLoopback, SeveralThreadsShareThePortAndOneTruth) {
-  auto server = start("fixed:1", 2);
+  auto server = start_delayed_server("fixed:1", 2);
   std::vector<std::unique_ptr<LoopbackClient>> clients;
   for (int i = 0; i < 8; ++i) clients.push_back(std::make_unique<LoopbackClient>(server->port()));
   std::vector<std::int64_t> ids;
@@ -304,7 +304,7 @@ TEST(TargetServerLoopback, SeveralThreadsShareThePortAndOneTruth) {
 // and the hold timer is only a backstop (HoldQueue): every hold must still end, never
 // early, including the last ones of each round, after which no read comes for a while.
 TEST(TargetServerLoopback, UnderDenseLoadEveryHoldEndsAndNoneEarly) {
-  auto server = start("fixed:1");
+  auto server = start_delayed_server("fixed:1");
   constexpr int kThreads = 4;
   constexpr int kConnections = 16;
   constexpr int kRounds = 100;
@@ -335,7 +335,7 @@ TEST(TargetServerLoopback, UnderDenseLoadEveryHoldEndsAndNoneEarly) {
 }
 
 TEST(TargetServerLoopback, StopClosesConnectionsAndKeepsTheTruth) {
-  auto server = start("fixed:0");
+  auto server = start_delayed_server("fixed:0");
   LoopbackClient client(server->port());
   for (int i = 0; i < 3; ++i) client.get("/");
   client.send("GET /slow?ms=5000 HTTP/1.1\r\n\r\n");
@@ -347,7 +347,7 @@ TEST(TargetServerLoopback, StopClosesConnectionsAndKeepsTheTruth) {
 }
 
 TEST(TargetServerLoopback, StartFailsWithAClearMessageWhenThePortIsTaken) {
-  auto first = start("fixed:0");
+  auto first = start_delayed_server("fixed:0");
   auto options = options_for("fixed:0");
   options.listen.port = first->port();
   TargetServer second(options);

@@ -20,7 +20,7 @@ using testing::Received;
 using testing::WsTestClient;
 using std::chrono::milliseconds;
 
-std::unique_ptr<TargetServer> start(Nanos idle_timeout = 60 * kSecond, bool compress = false) {
+std::unique_ptr<TargetServer> start_ws_server(Nanos idle_timeout = 60 * kSecond, bool compress = false) {
   TargetOptions options;
   options.listen.port = 0;
   options.seed = 1;
@@ -32,7 +32,7 @@ std::unique_ptr<TargetServer> start(Nanos idle_timeout = 60 * kSecond, bool comp
 }
 
 TEST(WebSocketLoopback, EchoesTextAndBinaryMessages) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   client.open("/ws");
   client.send_text("hello echo");
@@ -45,7 +45,7 @@ TEST(WebSocketLoopback, EchoesTextAndBinaryMessages) {
 }
 
 TEST(WebSocketLoopback, EchoesAFragmentedMessageWhole) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   client.open("/ws");
   client.send_frame(testing::ws::Opcode::Text, "frag", false);
@@ -58,7 +58,7 @@ TEST(WebSocketLoopback, EchoesAFragmentedMessageWhole) {
 }
 
 TEST(WebSocketLoopback, ClientCloseIsAnsweredWithTheSameCodeAndTheConnectionEnds) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   client.open("/ws");
   client.send_close(1000);
@@ -69,7 +69,7 @@ TEST(WebSocketLoopback, ClientCloseIsAnsweredWithTheSameCodeAndTheConnectionEnds
 }
 
 TEST(WebSocketLoopback, AnUnmaskedClientFrameIsAProtocolError) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   client.open("/ws");
   client.send_raw(std::string("\x81\x02hi", 4));
@@ -79,7 +79,7 @@ TEST(WebSocketLoopback, AnUnmaskedClientFrameIsAProtocolError) {
 }
 
 TEST(WebSocketLoopback, IdleSocketsAreClosedWith1000AndTrafficKeepsThemOpen) {
-  auto server = start(500 * kMilli);
+  auto server = start_ws_server(500 * kMilli);
   WsTestClient busy(server->port());
   busy.open("/ws");
   WsTestClient idle(server->port());
@@ -106,7 +106,7 @@ TEST(WebSocketLoopback, IdleSocketsAreClosedWith1000AndTrafficKeepsThemOpen) {
 }
 
 TEST(WebSocketLoopback, PeerThatNeverAnswersTheCloseIsCutOffAfterAMoment) {
-  auto server = start(200 * kMilli);
+  auto server = start_ws_server(200 * kMilli);
   WsTestClient client(server->port());
   client.open("/ws");
   EXPECT_EQ(client.next().kind, Received::Kind::Close);
@@ -116,7 +116,7 @@ TEST(WebSocketLoopback, PeerThatNeverAnswersTheCloseIsCutOffAfterAMoment) {
 }
 
 TEST(WebSocketLoopback, RefusalsLookLikePhoenixs) {
-  auto server = start();
+  auto server = start_ws_server();
   {
     WsTestClient client(server->port());
     const auto answer = client.handshake("/socket/websocket?vsn=3.0.0");
@@ -163,7 +163,7 @@ TEST(WebSocketLoopback, RefusalsLookLikePhoenixs) {
 }
 
 TEST(WebSocketLoopback, VsnSelectsTheSerializer) {
-  auto server = start();
+  auto server = start_ws_server();
   for (const char* target : {"/socket/websocket", "/socket/websocket?vsn=1.0.0&token=abc"}) {
     WsTestClient client(server->port());
     client.open(target);
@@ -179,11 +179,11 @@ TEST(WebSocketLoopback, VsnSelectsTheSerializer) {
 TEST(WebSocketLoopback, CompressionIsNegotiatedOnlyWhenEnabledAndOffered) {
   const std::string offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n";
   {
-    auto server = start(60 * kSecond, false);
+    auto server = start_ws_server(60 * kSecond, false);
     WsTestClient client(server->port());
     EXPECT_FALSE(client.handshake("/ws", offer).has_header_line("permessage-deflate"));
   }
-  auto server = start(60 * kSecond, true);
+  auto server = start_ws_server(60 * kSecond, true);
   {
     WsTestClient plain(server->port());
     plain.open("/ws");
@@ -210,7 +210,7 @@ TEST(WebSocketLoopback, CompressionIsNegotiatedOnlyWhenEnabledAndOffered) {
 }
 
 TEST(WebSocketLoopback, AnUpgradeBehindAPipelinedRequestWaitsForItsAnswer) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   // A held HTTP request, the upgrade and the first WebSocket frame, all in one write.
   std::string frame;
@@ -228,7 +228,7 @@ TEST(WebSocketLoopback, AnUpgradeBehindAPipelinedRequestWaitsForItsAnswer) {
 }
 
 TEST(WebSocketLoopback, BytesSentRightBehindTheUpgradeAreNotLost) {
-  auto server = start();
+  auto server = start_ws_server();
   WsTestClient client(server->port());
   std::string frame;
   testing::ws::write_frame(frame, testing::ws::Opcode::Text, "early", true, 0x01020304u);

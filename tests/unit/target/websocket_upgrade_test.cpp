@@ -10,7 +10,7 @@ namespace {
 
 using proto::phx::Serializer;
 
-proto::HttpRequest request(std::string_view head) {
+proto::HttpRequest parsed_request(std::string_view head) {
   proto::HttpRequestParser parser;
   parser.feed(head);
   EXPECT_TRUE(parser.done()) << head;
@@ -23,7 +23,7 @@ constexpr std::string_view kUpgrade =
 
 UpgradeAnswer answer(std::string_view path, std::string_view query, std::string_view extra = "",
                      bool compress = false) {
-  const auto r = request("GET " + std::string(path) + (query.empty() ? "" : "?") + std::string(query) +
+  const auto r = parsed_request("GET " + std::string(path) + (query.empty() ? "" : "?") + std::string(query) +
                          " HTTP/1.1\r\n" + std::string(kUpgrade) + std::string(extra) + "\r\n");
   return answer_upgrade(r, path, query, compress);
 }
@@ -56,23 +56,23 @@ TEST(WebSocketUpgrade, RefusalsInPhoenixsOrder) {
   EXPECT_EQ(answer("/socket/websocket", "vsn=9.0.0").status, 403);
   EXPECT_EQ(answer("/socket/websocket", "vsn=%zz").status, 400);
   // vsn is checked before the upgrade headers, as Phoenix connects before upgrading.
-  const auto bad_headers = request("GET /socket/websocket?vsn=9.0.0 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n");
+  const auto bad_headers = parsed_request("GET /socket/websocket?vsn=9.0.0 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n");
   EXPECT_EQ(answer_upgrade(bad_headers, "/socket/websocket", "vsn=9.0.0", false).status, 403);
-  const auto missing_key = request(
+  const auto missing_key = parsed_request(
       "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n");
   const auto refused = answer_upgrade(missing_key, "/ws", "", false);
   EXPECT_EQ(refused.status, 400);
   EXPECT_FALSE(refused.body.empty());
-  const auto post = request("POST /socket/websocket?vsn=9.0.0 HTTP/1.1\r\nContent-Length: 0\r\n" + std::string(kUpgrade) + "\r\n");
+  const auto post = parsed_request("POST /socket/websocket?vsn=9.0.0 HTTP/1.1\r\nContent-Length: 0\r\n" + std::string(kUpgrade) + "\r\n");
   EXPECT_EQ(answer_upgrade(post, "/socket/websocket", "vsn=9.0.0", false).status, 400);
 }
 
 TEST(WebSocketUpgrade, WantsWebSocketForUpgradesAndForItsPaths) {
-  EXPECT_TRUE(wants_websocket(request("GET /ws HTTP/1.1\r\nHost: x\r\n\r\n"), "/ws"));
-  EXPECT_TRUE(wants_websocket(request("GET /socket/websocket HTTP/1.1\r\nHost: x\r\n\r\n"), "/socket/websocket"));
-  EXPECT_TRUE(wants_websocket(request("GET /x HTTP/1.1\r\nUpgrade: WebSocket\r\n\r\n"), "/x"));
-  EXPECT_FALSE(wants_websocket(request("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), "/"));
-  EXPECT_FALSE(wants_websocket(request("GET /x HTTP/1.1\r\nUpgrade: h2c\r\n\r\n"), "/x"));
+  EXPECT_TRUE(wants_websocket(parsed_request("GET /ws HTTP/1.1\r\nHost: x\r\n\r\n"), "/ws"));
+  EXPECT_TRUE(wants_websocket(parsed_request("GET /socket/websocket HTTP/1.1\r\nHost: x\r\n\r\n"), "/socket/websocket"));
+  EXPECT_TRUE(wants_websocket(parsed_request("GET /x HTTP/1.1\r\nUpgrade: WebSocket\r\n\r\n"), "/x"));
+  EXPECT_FALSE(wants_websocket(parsed_request("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), "/"));
+  EXPECT_FALSE(wants_websocket(parsed_request("GET /x HTTP/1.1\r\nUpgrade: h2c\r\n\r\n"), "/x"));
 }
 
 TEST(WebSocketUpgrade, DeflateOnlyWhenAllowedAndOffered) {
