@@ -29,10 +29,10 @@ TARGETS=all ./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
 # One clang tree for the sanitizers and the fuzzers: the code under test is built once, with
 # ASan + UBSan and libFuzzer's coverage instrumentation, at -O1 (asserts on): at -O0 the
 # fuzzers ran 5-15 times fewer inputs. The unit tests' own files stay at -O0
-# (docs/design/023-ci-build-time.md).
+# (docs/design/023-ci-build-time.md). Both trees are unity builds (same document).
 if [ ! -f build-sanitize/build.ninja ]; then
   CXX=clang++-14 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-    -DSTAMPEDE_WERROR=ON -DSTAMPEDE_SANITIZE=ON -DSTAMPEDE_FUZZ=ON >/dev/null
+    -DSTAMPEDE_WERROR=ON -DSTAMPEDE_SANITIZE=ON -DSTAMPEDE_FUZZ=ON -DSTAMPEDE_UNITY_BUILD=ON >/dev/null
 fi
 
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
