@@ -6,6 +6,14 @@ target_compile_options(stampede_warnings INTERFACE
 if(STAMPEDE_WERROR)
   target_compile_options(stampede_warnings INTERFACE -Werror)
 endif()
+if(STAMPEDE_UNITY_BUILD)
+  # GCC warns when a class with external linkage has a base or member of a type from an
+  # anonymous namespace declared in another file than the one compiled: meant for headers,
+  # where every includer gets a different type. A unity batch #includes the .cpp files
+  # themselves, so each file's own `class Foo::Impl : Session` (Session file-local) would
+  # warn there and nowhere else: each file is still compiled exactly once.
+  target_compile_options(stampede_warnings INTERFACE $<$<CXX_COMPILER_ID:GNU>:-Wno-subobject-linkage>)
+endif()
 if(STAMPEDE_SANITIZE OR STAMPEDE_FUZZ)
   # No vptr check: it probes memory through a pipe, so in the tests that exhaust file
   # descriptors on purpose it reports false "invalid vptr" errors on Boost's error categories.
