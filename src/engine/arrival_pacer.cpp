@@ -8,9 +8,9 @@ ArrivalPacer::ArrivalPacer(const ArrivalSchedule& schedule, long long first, lon
                            int batch, Nanos early_wake)
     : schedule_(schedule), next_(first), stride_(stride), quantum_(quantum), batch_(batch), early_wake_(early_wake) {}
 
-void ArrivalPacer::begin_turn(Nanos now) {
+void ArrivalPacer::begin_turn(Nanos now, Nanos planned) {
   started_this_turn_ = 0;
-  turn_began_ = now;
+  turn_began_ = std::min(now, planned);
 }
 
 ArrivalPacer::Step ArrivalPacer::next(Nanos now) const {
@@ -27,6 +27,12 @@ ArrivalPacer::Step ArrivalPacer::next(Nanos now) const {
   }
   if (started_this_turn_ >= batch_) return {Step::Kind::yield, *due};
   return {Step::Kind::start, *due};
+}
+
+Nanos ArrivalPacer::spacing() const {
+  const auto due = schedule_.due(next_);
+  const auto after = schedule_.due(next_ + stride_);
+  return due && after ? *after - *due : kNoSpacing;
 }
 
 void ArrivalPacer::started() {

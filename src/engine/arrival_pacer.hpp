@@ -14,6 +14,8 @@
 //
 // An arrival is never started before it is due: starting early would make iterations look
 // shorter than they were.
+#include <limits>
+
 #include "common/clock.hpp"
 #include "engine/arrival_schedule.hpp"
 
@@ -63,14 +65,22 @@ class ArrivalPacer {
   ArrivalPacer(const ArrivalSchedule& schedule, long long first, long long stride,
                Nanos quantum = kDefaultQuantum, int batch = kDefaultBatch, Nanos early_wake = kDefaultEarlyWake);
 
-  // A turn begins at `now` (the timer fired, or a yield came back).
-  void begin_turn(Nanos now);
+  // A turn begins at `now` (the timer fired, or a yield came back). `planned`: the time the
+  // sleep that ended was for (Step::at), when the timer began it. The next coalesced wake-up
+  // is a quantum after the earlier of the two: the wake-up's own lateness (~40 µs for a
+  // sleeping thread here) is not added to the next one, so arrivals a quantum apart each
+  // wake on time, and the planned wake-ups are still a quantum apart at least.
+  void begin_turn(Nanos now, Nanos planned);
+  void begin_turn(Nanos now) { begin_turn(now, now); }
   // What to do at `now`. Asking changes nothing.
   Step next(Nanos now) const;
   // The arrival that next() said to start was started: move on to the following one.
   void started();
 
   long long next_index() const { return next_; }
+  // How far apart this worker's next two arrivals are (kNoSpacing after the last but one).
+  static constexpr Nanos kNoSpacing = std::numeric_limits<Nanos>::max();
+  Nanos spacing() const;
   Nanos quantum() const { return quantum_; }
   // From the next sleep on (a turn under way keeps the one it began with).
   void set_quantum(Nanos quantum) { quantum_ = quantum; }

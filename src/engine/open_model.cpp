@@ -12,6 +12,7 @@
 // (docs/design/020-late-arrivals-wait-for-a-free-vu.md).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -94,15 +95,17 @@ class OpenModel final : public Executor {
   // One turn of the loop for arrivals: starts every arrival that is due by now (catching up
   // after a late wake-up), then sleeps until the next one, coalescing wake-ups that would
   // come less than a quantum apart (ArrivalPacer). `replies_read`: the loop has read the
-  // replies that had arrived since the previous turn (see yield_to_replies).
-  void turn(bool replies_read) {
+  // replies that had arrived since the previous turn (see yield_to_replies). `planned`: the
+  // time the arrival timer was armed to end its sleep for, when it began this turn.
+  void turn(bool replies_read, std::optional<Nanos> planned = std::nullopt) {
     if (phase_ == Phase::draining) return;
     opens_before_reading_ = replies_read ? kOpensPerRead : 0;
     const Nanos turn_at = h_.scheduler().now();
     if (wake_quantum_.sample_due(turn_at)) {
-      pacer_.set_quantum(wake_quantum_.sample(turn_at, quantum_idle_->idle_share_since_last_ask(turn_at)));
+      const double idle = quantum_idle_->idle_share_since_last_ask(turn_at);
+      pacer_.set_quantum(wake_quantum_.sample(turn_at, idle, pacer_.spacing()));
     }
-    pacer_.begin_turn(turn_at - h_.start());
+    pacer_.begin_turn(turn_at - h_.start(), planned.value_or(turn_at) - h_.start());
     for (;;) {
       // The time is read again for each arrival: those that fell due while this turn
       // started others are started in it too.
@@ -120,7 +123,7 @@ class OpenModel final : public Executor {
             arrival_timer_use_ = ArrivalTimer::idle;
             // Woken early on purpose (ArrivalPacer::kDefaultEarlyWake): the rest on the clock.
             h_.scheduler().wait_until(due);
-            turn(false);
+            turn(false, due);
           });
           return;
         case ArrivalPacer::Step::Kind::yield:

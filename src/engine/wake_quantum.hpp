@@ -1,8 +1,14 @@
 #pragma once
 // Open model: the pacer's quantum (ArrivalPacer), chosen from how idle the worker's thread
-// has been. A worker with time to spare wakes every 250 µs at most, so arrivals start at
-// most 0.25 ms late; a worker short of CPU wakes every 500 µs at most: half the wake-ups,
-// arrivals up to 0.5 ms late (recorded as lag, like any lateness).
+// has been and how far apart its arrivals are. Three levels:
+//   - fine (100 µs): arrivals at least 100 µs apart (up to 10,000/s per worker) each wake
+//     the loop on time, with nothing coalesced: at most 10,000 wake-ups a second. At
+//     10,000/s the precise quantum left arrivals ~0.15 ms late at the median, most of the
+//     0.25 ms that bench/accuracy allows (issue 36), for ~0.15 of a core less (one sleeping
+//     worker; bench/RESULTS.md session 33);
+//   - precise (250 µs): denser arrivals start at most 0.25 ms late;
+//   - frugal (500 µs) while the thread is short of CPU: half the precise wake-ups, arrivals up
+//     to 0.5 ms late (recorded as lag, like any lateness).
 //
 // Why: on the VMs we measure on, a thread's sleep and wake-up costs it 25-50 µs of CPU, so
 // at 250 µs two workers pay for ~8,000 wake-ups a second whatever the rate. At 60,000/s on
@@ -13,7 +19,11 @@
 //
 // Idle is neither on a CPU nor waiting for one (ThreadIdleProbe), so a worker that waits on
 // a run queue behind the target counts as short of CPU: that is when wake-ups cost most.
-// Two thresholds, so that the CPU a longer quantum saves does not flip it back at once.
+// The thresholds leave room for what a level costs, so that the CPU a longer quantum saves
+// (or a shorter one spends) does not flip it back at once, and a worker moves one level per
+// sample (frugal <-> precise <-> fine). Fine has its own, lower threshold: it
+// spends up to ~0.25 of a core on wake-ups by design (at 10,000/s the idle share went from
+// 0.66 to 0.49-0.54 here), so only less than that says the worker is short.
 // Pure logic over plain times and shares: the tests drive it without a thread.
 #include "common/clock.hpp"
 #include "engine/arrival_pacer.hpp"
@@ -22,22 +32,38 @@ namespace stampede::engine {
 
 class WakeQuantum {
  public:
+  static constexpr Nanos kFine = 100 * kMicro;
   static constexpr Nanos kPrecise = ArrivalPacer::kDefaultQuantum;  // 250 µs
   static constexpr Nanos kFrugal = 500 * kMicro;
   static constexpr Nanos kSampleEvery = 100 * kMilli;
-  // Idle less than this share of a sample's time: frugal. More than kPreciseAbove: precise.
+  // One level per sample, either way. Idle less than kFrugalBelow of a sample's time: a
+  // precise worker turns frugal; more than kPreciseAbove: a frugal one turns precise. More
+  // than kFineAbove, with arrivals at least kFine apart: a precise worker turns fine; less
+  // than kFineDownBelow (or denser arrivals), a fine one turns precise.
   static constexpr double kFrugalBelow = 0.5;
   static constexpr double kPreciseAbove = 0.7;
+  static constexpr double kFineAbove = 0.6;
+  static constexpr double kFineDownBelow = 0.35;
 
   // Whether a sample is due at `now` (the caller then asks its idle probe).
   bool sample_due(Nanos now) const { return now - sampled_at_ >= kSampleEvery; }
 
-  // The worker's thread was idle `idle_share` of the time since the last sample. Returns
-  // the quantum from now on.
-  Nanos sample(Nanos now, double idle_share) {
+  // The worker's thread was idle `idle_share` of the time since the last sample, and its
+  // next arrivals are `spacing` apart (ArrivalPacer::spacing). Returns the quantum from now on.
+  Nanos sample(Nanos now, double idle_share, Nanos spacing) {
     sampled_at_ = now;
-    if (idle_share < kFrugalBelow) quantum_ = kFrugal;
-    if (idle_share > kPreciseAbove) quantum_ = kPrecise;
+    const bool sparse = spacing >= kFine;
+    if (quantum_ == kFine) {
+      if (idle_share < kFineDownBelow || !sparse) quantum_ = kPrecise;
+    } else if (quantum_ == kPrecise) {
+      if (idle_share < kFrugalBelow) {
+        quantum_ = kFrugal;
+      } else if (sparse && idle_share > kFineAbove) {
+        quantum_ = kFine;
+      }
+    } else if (idle_share > kPreciseAbove) {
+      quantum_ = kPrecise;
+    }
     return quantum_;
   }
 

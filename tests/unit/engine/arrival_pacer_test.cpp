@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace stampede::engine {
@@ -20,7 +21,9 @@ ArrivalSchedule constant(double per_second, Nanos duration) {
 
 // Runs a worker's loop on a simulated clock: each turn starts what the pacer says (each
 // start costs `cost_per_start` of loop time), then the clock jumps to the wake-up it asked
-// for. `stall` (optional): the loop is stuck from stall_at for stall_for.
+// for (`wake_late` after it: a sleeping thread's timer comes late). `stall` (optional): the
+// loop is stuck from stall_at for stall_for. `tell_planned`: a turn the timer began is told
+// the time its sleep was for, as the open model does.
 struct Simulation {
   struct Started {
     Nanos scheduled;
@@ -30,16 +33,21 @@ struct Simulation {
   std::vector<Nanos> wakeups;
   int yields = 0;
 
+  Nanos wake_late = 0;
+  bool tell_planned = true;
+
   void run(ArrivalPacer& pacer, Nanos cost_per_start, Nanos stall_at = -1, Nanos stall_for = 0) {
     ManualClock clock(0);
     bool stalled = false;
+    std::optional<Nanos> planned;  // set when the timer begins the turn
     for (;;) {
       if (!stalled && stall_at >= 0 && clock.now() >= stall_at) {
         stalled = true;
         clock.advance(stall_for);
       }
       wakeups.push_back(clock.now());
-      pacer.begin_turn(clock.now());
+      pacer.begin_turn(clock.now(), tell_planned ? planned.value_or(clock.now()) : clock.now());
+      planned.reset();
       ArrivalPacer::Step step{Kind::done};
       for (;;) {
         step = pacer.next(clock.now());
@@ -55,7 +63,8 @@ struct Simulation {
         continue;
       }
       ASSERT_GT(step.at, clock.now()) << "a sleep must end in the future";
-      clock.set(std::max(clock.now(), step.at));
+      planned = step.at;
+      clock.set(std::max(clock.now(), step.at) + wake_late);
     }
   }
 
@@ -131,6 +140,38 @@ TEST(ArrivalPacer, WakeUpsAreAQuantumApartFromTheTurnStartNotFromItsEnd) {
   // The lag is what the slow loop costs (2 µs more per 10 µs arrival), not quanta on top.
   EXPECT_EQ(sim.started.back().actual - sim.started.back().scheduled,
             9999 * 2 * kMicro + sim.yields * kMicro);
+}
+
+TEST(ArrivalPacer, ALateWakeUpDoesNotPushTheNextOneBack) {
+  // 10,000/s, arrivals exactly one 100 µs quantum apart, every wake-up 40 µs late (a
+  // sleeping thread's timer on our VMs). Counted from the planned wake-up, each arrival gets
+  // one and starts 40 µs late; counted from the late turn, the next wake-up would come a
+  // quantum after the late one, and arrivals would pile up a quantum late.
+  const ArrivalSchedule schedule = constant(10000, 100 * kMilli);
+  ArrivalPacer planned(schedule, 0, 1, 100 * kMicro);
+  ArrivalPacer unplanned(schedule, 0, 1, 100 * kMicro);
+  Simulation told;
+  Simulation untold;
+  told.wake_late = untold.wake_late = 40 * kMicro;
+  untold.tell_planned = false;
+  told.run(planned, 0);
+  untold.run(unplanned, 0);
+  ASSERT_EQ(told.started.size(), 1000u);
+  ASSERT_EQ(untold.started.size(), 1000u);
+  EXPECT_EQ(told.wakeups.size(), 1000u);  // one per arrival, the first one included
+  for (std::size_t i = 1; i < told.started.size(); ++i) {
+    EXPECT_EQ(told.started[i].actual - told.started[i].scheduled, 40 * kMicro) << i;
+  }
+  EXPECT_LT(untold.wakeups.size(), 800u);
+  EXPECT_GE(untold.max_lag(), 100 * kMicro);
+}
+
+TEST(ArrivalPacer, SpacingIsTheGapBetweenThisWorkersNextTwoArrivals) {
+  const ArrivalSchedule schedule = constant(10000, kMilli);  // 10 arrivals, 100 µs apart
+  ArrivalPacer one_of_two(schedule, 0, 2);
+  EXPECT_EQ(one_of_two.spacing(), 200 * kMicro);
+  for (int i = 0; i < 4; ++i) one_of_two.started();  // arrivals 0, 2, 4, 6 taken: 8 is the last
+  EXPECT_EQ(one_of_two.spacing(), ArrivalPacer::kNoSpacing);
 }
 
 TEST(ArrivalPacer, AfterAStallEverythingDueStartsInBatchesWithReadsBetween) {
