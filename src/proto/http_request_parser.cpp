@@ -27,11 +27,6 @@ bool is_request_target(std::string_view s) {
   });
 }
 
-
-
-
-
-
 // A line without its LF and optional CR; a CR anywhere else is an error for the caller.
 std::string_view strip_cr(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

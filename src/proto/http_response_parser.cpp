@@ -62,7 +62,6 @@ std::string quoted_excerpt(std::string_view s) {
   return out;
 }
 
-
 bool has_forbidden_byte(std::string_view s) {
   // A CR left inside a line is a bare CR (lines are split at LF); with NUL it is the classic
   // way to make two parsers disagree about where a header ends.
