@@ -27,8 +27,9 @@ class ArrivalPacer {
   // (2 workers) on 2 shared cores: 23 µs of CPU per request with 100 µs, 14 µs with 250 µs,
   // 14 µs with 500 µs (where lag started to grow); on this VM a sleep and wake-up of a thread
   // costs more than the request itself. An arrival starts at most 0.25 ms late, and only
-  // above 4,000 arrivals/s per worker (bench/accuracy runs at 1,000/s: unaffected). The
-  // open model doubles it while the worker is short of CPU (WakeQuantum, design 022).
+  // above 4,000 arrivals/s per worker. The open model doubles it while the worker is short
+  // of CPU (WakeQuantum, design 022) and cuts it to 100 µs for arrivals up to 10,000/s per
+  // worker, each of which then wakes on time (design 050).
   static constexpr Nanos kDefaultQuantum = 250 * kMicro;
   // Arrivals started in one turn before the loop reads what has arrived meanwhile.
   static constexpr int kDefaultBatch = 64;

@@ -43,29 +43,26 @@ TEST(WakeQuantum, AnIdleWorkerOrOneThatCannotTellIsPrecise) {
   EXPECT_EQ(q.sample(WakeQuantum::kSampleEvery, 1.0, kDense), WakeQuantum::kPrecise);
 }
 
-TEST(WakeQuantum, SparseArrivalsOnAnIdleWorkerEachWakeOnTime) {
+TEST(WakeQuantum, SparseArrivalsEachWakeOnTimeHoweverBusyTheWorker) {
   WakeQuantum q;
   const Nanos every = WakeQuantum::kSampleEvery;
-  EXPECT_EQ(q.sample(0, 0.9, kSparse), WakeQuantum::kFine);
   EXPECT_EQ(WakeQuantum::kFine, 100 * kMicro);  // at most 10,000 wake-ups a second
-  // What the wake-ups cost shows as busy time: ~0.15 of a core at 10,000/s. Not enough to
-  // call the worker short...
-  EXPECT_EQ(q.sample(every, 0.5, kSparse), WakeQuantum::kFine);
-  // ...less than kFineDownBelow is: one level back, then on to frugal if still short.
-  EXPECT_EQ(q.sample(2 * every, 0.3, kSparse), WakeQuantum::kPrecise);
-  EXPECT_EQ(q.sample(3 * every, 0.4, kSparse), WakeQuantum::kFrugal);
-  EXPECT_EQ(q.sample(4 * every, 0.8, kSparse), WakeQuantum::kPrecise);  // one level a sample
-  EXPECT_EQ(q.sample(5 * every, 0.8, kSparse), WakeQuantum::kFine);
+  EXPECT_EQ(q.sample(0, 0.9, kSparse), WakeQuantum::kFine);
+  // Short of CPU or not: what frugal would save at 10,000/s or less is a few thousand
+  // wake-ups, and it would cost every arrival up to half a millisecond.
+  EXPECT_EQ(q.sample(every, 0.2, kSparse), WakeQuantum::kFine);
+  EXPECT_EQ(q.sample(2 * every, 0.6, WakeQuantum::kFine), WakeQuantum::kFine);  // exactly 10,000/s
+  EXPECT_EQ(q.sample(3 * every, 0.6, ArrivalPacer::kNoSpacing), WakeQuantum::kFine);
 }
 
-TEST(WakeQuantum, FineNeedsSparseArrivalsAndRoomForItsWakeUps) {
+TEST(WakeQuantum, WhenArrivalsGetDenserTheIdleShareDecidesAgain) {
   WakeQuantum q;
   const Nanos every = WakeQuantum::kSampleEvery;
-  EXPECT_EQ(q.sample(0, 0.9, kDense), WakeQuantum::kPrecise);  // dense: fine would only wake more often
-  EXPECT_EQ(q.sample(every, 0.55, kSparse), WakeQuantum::kPrecise);  // sparse, but no room
-  EXPECT_EQ(q.sample(2 * every, 0.65, WakeQuantum::kFine), WakeQuantum::kFine);  // exactly 10,000/s
-  EXPECT_EQ(q.sample(3 * every, 0.65, kDense), WakeQuantum::kPrecise);  // the rate went up
-  EXPECT_EQ(q.sample(4 * every, 0.65, ArrivalPacer::kNoSpacing), WakeQuantum::kFine);
+  q.sample(0, 0.9, kSparse);
+  EXPECT_EQ(q.sample(every, 0.6, kDense), WakeQuantum::kPrecise);  // between the thresholds
+  q.sample(2 * every, 0.9, kSparse);
+  EXPECT_EQ(q.sample(3 * every, 0.4, kDense), WakeQuantum::kFrugal);
+  EXPECT_EQ(q.sample(4 * every, 0.6, WakeQuantum::kFine - 1), WakeQuantum::kFrugal);
 }
 
 TEST(WakeQuantum, SamplesOncePerPeriod) {
