@@ -22,9 +22,5 @@ if(STAMPEDE_SANITIZE OR STAMPEDE_FUZZ)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
-if(STAMPEDE_FUZZ)
-  # Coverage instrumentation for the code under test (clang); the fuzz targets add the
-  # libFuzzer main. CI builds the fuzzers in its sanitizer tree, beside the tests
-  # (docs/design/023-ci-build-time.md).
-  add_compile_options(-fsanitize=fuzzer-no-link)
-endif()
+# With STAMPEDE_FUZZ, libFuzzer's coverage instrumentation is added per layer, only to the
+# layers the fuzz targets link (src/CMakeLists.txt, STAMPEDE_FUZZED_LAYERS).
