@@ -3,20 +3,22 @@
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang):
 #      every suite but those labelled `release`, ITEST_JOBS (default 3) at a time: they wait
 #      on sockets and processes more than they compute,
-#   2. every libFuzzer target for a bounded time (built in the same tree),
-#   3. on the release build (build/, gcc) what only an optimised, unsanitized binary running
-#      alone can judge (ctest label `release`: the timing, generator-health, MPI and memory
-#      suites, one at a time), and the package test and the container image test (root only:
-#      mmdebstrap and podman, ~2 minutes, most of it waiting on Debian's mirror: they run in
-#      the background while stage 1's tree compiles; `ctest -LE container` leaves the image
-#      out). Its ctest summary is the last thing printed. Each suite runs once
-#      (docs/design/023-ci-build-time.md).
-# FUZZ_SECONDS (default 10) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
-# skip those stages, and with SKIP_ASAN=1 the release stage runs every suite, unit tests too.
+#   2. beside them, at the lowest CPU priority, every libFuzzer target for a bounded time
+#      (built in the same tree),
+#   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
+#      judge (ctest label `release`): the timing, generator-health and memory suites one at
+#      a time, the MPI suites two at a time; and the package test and the container image
+#      test (root only: mmdebstrap and podman, ~2 minutes, most of it waiting on dpkg and
+#      Debian's mirror), which run in the background while stage 1's tree compiles (`ctest
+#      -LE container` leaves the image out). The release suites' ctest summary is the last
+#      thing printed. Each suite runs once (docs/design/023-ci-build-time.md).
+# FUZZ_SECONDS (default 15, of wall time) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 /
+# SKIP_FUZZ=1 skip those stages, and with SKIP_ASAN=1 the fuzzers run alone and the release
+# stage runs every suite, unit tests too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 ITEST_JOBS=${ITEST_JOBS:-3}
 
 ./scripts/setup.sh
@@ -30,16 +32,32 @@ unit_tests_in_release=OFF
 [ "${SKIP_ASAN:-0}" = 1 ] && unit_tests_in_release=ON
 TARGETS=all ./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
 
-# The package and the image need only the release tree, and mostly wait on dpkg and
-# Debian's mirror: they run beside the sanitizer build, logged, and are reported at the end.
-background_log=build/package-and-container-tests.log
-background=
+# Stages that only wait or only compute run beside others, at the lowest CPU priority
+# (nice 19: what the foreground stage leaves idle), in a session of their own so that a
+# failed stage or Ctrl-C ends them with everything they started; each is logged and
+# reported where it would have run alone.
+backgrounds=()
+trap 'for pid in "${backgrounds[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' EXIT
+in_background() {  # LOG COMMAND...: starts COMMAND, leaves its pid in $!
+  local log=$1
+  shift
+  setsid nice -n 19 "$@" >"$log" 2>&1 &
+  backgrounds+=("$!")
+}
+report_background() {  # PID LOG TITLE: waits for PID, prints LOG, fails the script if it failed
+  local status=0
+  wait "$1" || status=$?
+  step "$3"
+  cat "$2"
+  [ "$status" = 0 ] || { echo "failed (above): $3" >&2; exit "$status"; }
+}
+
+# The package and the image need only the release tree and mostly wait on dpkg and Debian's
+# mirror: they run while the sanitizer tree compiles.
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "package and container tests (release build), in the background"
-  # A session of its own, so that a failed stage or Ctrl-C ends it with everything it started.
-  setsid ctest --test-dir build --output-on-failure -L 'package|container' >"$background_log" 2>&1 &
-  background=$!
-  trap 'kill -TERM -- "-$background" 2>/dev/null || true' EXIT
+  in_background build/package-and-container-tests.log ctest --test-dir build --output-on-failure -L 'package|container'
+  package_pid=$!
 fi
 
 # One clang tree for the sanitizers and the fuzzers: the code under test is built once, with
@@ -54,27 +72,36 @@ fi
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "sanitizer and fuzzer build (clang, ASan + UBSan)"
   cmake --build build-sanitize -j"$JOBS"
+fi
+
+# The fuzzers compute, the ASan suites mostly wait on sockets and processes (~1.3 of the 2
+# cores at -j3): the fuzzers take what the suites leave.
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  cmake --build build-sanitize -j"$JOBS" --target fuzzers
+  if [ "${SKIP_ASAN:-0}" != 1 ]; then
+    step "fuzzers (${FUZZ_SECONDS}s each), in the background"
+    in_background build-sanitize/fuzz.log env JOBS="$JOBS" ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
+    fuzz_pid=$!
+  else
+    step "fuzzers (${FUZZ_SECONDS}s each)"
+    JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
+  fi
+fi
+
+if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "tests under ASan + UBSan (all but the release-only suites)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$ITEST_JOBS" -LE release
-fi
-
-if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  step "fuzzers (${FUZZ_SECONDS}s each)"
-  cmake --build build-sanitize -j"$JOBS" --target fuzzers
-  JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
 fi
 
 if [ "${SKIP_ASAN:-0}" = 1 ]; then
   step "every test (release build)"
   ctest --test-dir build --output-on-failure -j"$JOBS"
 else
-  status=0
-  wait "$background" || status=$?
-  trap - EXIT
-  step "package and container tests (release build), as they ran in the background"
-  cat "$background_log"
-  [ "$status" = 0 ] || { echo "package or container tests failed (above)" >&2; exit "$status"; }
-  step "timing, generator-health, MPI and memory tests (release build, one at a time)"
-  ctest --test-dir build --output-on-failure -L release
+  [ "${SKIP_FUZZ:-0}" = 1 ] || report_background "$fuzz_pid" build-sanitize/fuzz.log "fuzzers, as they ran in the background"
+  report_background "$package_pid" build/package-and-container-tests.log \
+    "package and container tests (release build), as they ran in the background"
+  # The timing and health suites one at a time (RUN_SERIAL), the MPI suites two at a time.
+  step "timing, generator-health, MPI and memory tests (release build)"
+  ctest --test-dir build --output-on-failure -j2 -L release
 fi
