@@ -3,8 +3,7 @@
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang):
 #      every suite but those labelled `release`, ITEST_JOBS (default 3) at a time: they wait
 #      on sockets and processes more than they compute,
-#   2. beside them, at the lowest CPU priority, every libFuzzer target for a bounded time
-#      (built in the same tree),
+#   2. every libFuzzer target for a bounded time (built in the same tree),
 #   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
 #      judge (ctest label `release`): the timing, generator-health and memory suites one at
 #      a time, the MPI suites two at a time; and the package test and the container image
@@ -12,9 +11,8 @@
 #      Debian's mirror), which run in the background while stage 1's tree compiles (`ctest
 #      -LE container` leaves the image out). The release suites' ctest summary is the last
 #      thing printed. Each suite runs once (docs/design/023-ci-build-time.md).
-# FUZZ_SECONDS (default 10, of wall time) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 /
-# SKIP_FUZZ=1 skip those stages, and with SKIP_ASAN=1 the fuzzers run alone and the release
-# stage runs every suite, unit tests too.
+# FUZZ_SECONDS (default 10) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
+# skip those stages, and with SKIP_ASAN=1 the release stage runs every suite, unit tests too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -32,10 +30,10 @@ unit_tests_in_release=OFF
 [ "${SKIP_ASAN:-0}" = 1 ] && unit_tests_in_release=ON
 TARGETS=all ./scripts/build.sh -DSTAMPEDE_UNIT_TESTS=$unit_tests_in_release
 
-# Stages that only wait or only compute run beside others, at the lowest CPU priority
-# (nice 19: what the foreground stage leaves idle), in a session of their own so that a
-# failed stage or Ctrl-C ends them with everything they started; each is logged and
-# reported where it would have run alone.
+# A stage that mostly waits runs beside another, at the lowest CPU priority (nice 19: what
+# the foreground stage leaves idle), in a session of its own so that a failed stage or
+# Ctrl-C ends it with everything it started; it is logged and reported where it would have
+# run alone.
 backgrounds=()
 trap 'for pid in "${backgrounds[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' EXIT
 in_background() {  # LOG COMMAND...: starts COMMAND, leaves its pid in $!
@@ -75,33 +73,23 @@ fi
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "sanitizer and fuzzer build (clang, ASan + UBSan)"
   cmake --build build-sanitize -j"$JOBS"
-fi
-
-# The fuzzers compute, the ASan suites mostly wait on sockets and processes (~1.3 of the 2
-# cores at -j3): the fuzzers take what the suites leave.
-if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  cmake --build build-sanitize -j"$JOBS" --target fuzzers
-  if [ "${SKIP_ASAN:-0}" != 1 ]; then
-    step "fuzzers (${FUZZ_SECONDS}s each), in the background"
-    in_background build-sanitize/fuzz.log env JOBS="$JOBS" ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
-    fuzz_pid=$!
-  else
-    step "fuzzers (${FUZZ_SECONDS}s each)"
-    JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
-  fi
-fi
-
-if [ "${SKIP_ASAN:-0}" != 1 ]; then
   step "tests under ASan + UBSan (all but the release-only suites)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$ITEST_JOBS" -LE release
+fi
+
+# Alone: beside the ASan suites at nice 19 they still took enough of the cores for short
+# runs in three suites to miss their first iteration (design 023, session 34).
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  step "fuzzers (${FUZZ_SECONDS}s each)"
+  cmake --build build-sanitize -j"$JOBS" --target fuzzers
+  JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
 fi
 
 if [ "${SKIP_ASAN:-0}" = 1 ]; then
   step "every test (release build)"
   ctest --test-dir build --output-on-failure -j"$JOBS"
 else
-  [ "${SKIP_FUZZ:-0}" = 1 ] || report_background "$fuzz_pid" build-sanitize/fuzz.log "fuzzers, as they ran in the background"
   report_background "$package_pid" build/package-and-container-tests.log \
     "package and container tests (release build), as they ran in the background"
   # The timing and health suites one at a time (RUN_SERIAL), the MPI suites two at a time.

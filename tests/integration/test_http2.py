@@ -463,6 +463,16 @@ class AgainstMisbehavingServers(Http2Scenarios):
         def half(conn):
             read_preface(conn)
             conn.sendall(SETTINGS + SETTINGS_ACK + HEADERS_200 + frame(0, 0, 1, b"half a bo"))
+            # A FIN, then whatever the client still sends (its SETTINGS ack, a WINDOW_UPDATE)
+            # is read until it closes: closing with those unread, or with them arriving after
+            # the close, would answer them with a reset, which the client rightly calls one.
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(10)
+            try:
+                while conn.recv(4096):
+                    pass
+            except OSError:
+                pass
             conn.close()
 
         with RawServer(half) as server:
