@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing, builds two trees, then runs
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang):
-#      every suite but those labelled `release`, ITEST_JOBS (default 3) at a time: they wait
+#      every suite but those labelled `release`, ITEST_JOBS (default 2) at a time: they wait
 #      on sockets and processes more than they compute,
 #   2. every libFuzzer target for a bounded time (built in the same tree),
 #   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
-#      judge (ctest label `release`): the timing, generator-health and memory suites one at
-#      a time, the MPI suites two at a time; and the package test and the container image
+#      judge (ctest label `release`: the timing, generator-health, MPI and memory suites),
+#      one at a time; and the package test and the container image
 #      test (root only: mmdebstrap and podman, ~2 minutes, most of it waiting on dpkg and
 #      Debian's mirror), which run in the background while stage 1's tree compiles (`ctest
 #      -LE container` leaves the image out). The release suites' ctest summary is the last
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
-ITEST_JOBS=${ITEST_JOBS:-3}
+ITEST_JOBS=${ITEST_JOBS:-2}
 
 ./scripts/setup.sh
 ./scripts/setup-test-deps.sh
@@ -92,7 +92,6 @@ if [ "${SKIP_ASAN:-0}" = 1 ]; then
 else
   report_background "$package_pid" build/package-and-container-tests.log \
     "package and container tests (release build), as they ran in the background"
-  # The timing and health suites one at a time (RUN_SERIAL), the MPI suites two at a time.
-  step "timing, generator-health, MPI and memory tests (release build)"
-  ctest --test-dir build --output-on-failure -j2 -L release
+  step "timing, generator-health, MPI and memory tests (release build, one at a time)"
+  ctest --test-dir build --output-on-failure -L release
 fi
