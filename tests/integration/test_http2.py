@@ -467,12 +467,7 @@ class AgainstMisbehavingServers(Http2Scenarios):
             # is read until it closes: closing with those unread, or with them arriving after
             # the close, would answer them with a reset, which the client rightly calls one.
             conn.shutdown(socket.SHUT_WR)
-            conn.settimeout(10)
-            try:
-                while conn.recv(4096):
-                    pass
-            except OSError:
-                pass
+            hold_open(conn)
             conn.close()
 
         with RawServer(half) as server:
