@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   std::string vus_text, rate_text, duration_text, max_vus_text;
-  std::optional<long long> vus, max_vus;
+  std::optional<long long> vus, max_vus, iterations;
   std::optional<double> rate;
   std::string duration;
   auto* run_cmd = app.add_subcommand("run", "Run one or more scenario files (one after the other)");
@@ -86,6 +87,10 @@ int main(int argc, char** argv) {
       ->check(DurationValidator());
   run_cmd->add_option("--max-vus", max_vus, "With a rate: the most iterations in flight at once")
       ->check(CLI::Range(1LL, 10'000'000LL));
+  run_cmd->add_option("--iterations", iterations,
+                      "With VUs: end the run once this many iterations have ended, all VUs together (k6's shared "
+                      "iterations); the duration, if any, is the most it may take (default 10m)")
+      ->check(CLI::Range(1LL, std::numeric_limits<long long>::max()));
   run_cmd->add_option("--threads", run.threads,
                       "Worker threads (default: chosen for this machine and where the target is, and said on the "
                       "summary's generator line: on 2 cores one worker)")
@@ -207,6 +212,7 @@ int main(int argc, char** argv) {
     run.overrides.vus = vus;
     run.overrides.rate = rate;
     run.overrides.max_vus = max_vus;
+    run.overrides.iterations = iterations;
     if (!duration.empty()) run.overrides.duration = duration_of(duration);
     if (!cpu_policy.empty()) run.cpu_policy = engine::parse_cpu_policy(cpu_policy);
     run.summary_all = summary == "all";

@@ -115,9 +115,9 @@ void add_what_broke_first(report::FindLimitResult& r, const std::vector<std::vec
 }  // namespace
 
 int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* live, report::ScenarioResult& result) {
-  if (args.overrides.vus || args.overrides.rate || args.overrides.duration)
+  if (args.overrides.vus || args.overrides.rate || args.overrides.duration || args.overrides.iterations)
     throw scenario::ScenarioError(
-        "--find-limit sets the load itself, step by step: leave out --vus, --rate and --duration "
+        "--find-limit sets the load itself, step by step: leave out --vus, --rate, --duration and --iterations "
         "(use --start, --step, --up-to, --hold and --ramp)");
   metrics::Registry registry;
   PreparedScenario sc = load_scenario(path, args, registry);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <string>
 
 #include "metrics/metric_table.hpp"
 #include "metrics/names.hpp"
@@ -52,10 +53,11 @@ void RunOutput::started(Nanos t0) {
   if (quiet_) return;
   const LoadShape& shape = result_.options.shape;
   const char* model = shape.model == LoadModel::Rate ? "arrival rate" : "VUs";
-  std::fputs(fmt::format("running {} ({}, {:.1f}s)\n", result_.scenario, model,
-                         static_cast<double>(shape.total_duration()) / kSecond)
-                 .c_str(),
-             stderr);
+  const double seconds = static_cast<double>(shape.total_duration()) / kSecond;
+  const std::string load = shape.iterations > 0
+                               ? fmt::format("{}, {} iterations within {:.1f}s", model, shape.iterations, seconds)
+                               : fmt::format("{}, {:.1f}s", model, seconds);
+  std::fputs(fmt::format("running {} ({})\n", result_.scenario, load).c_str(), stderr);
 }
 
 void RunOutput::on_second(const metrics::Snapshot& second) {

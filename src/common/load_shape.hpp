@@ -22,6 +22,10 @@ struct LoadShape {
   std::vector<Stage> stages;   // `vus`+`duration` is one flat stage
   int max_vus = 0;             // rate model: cap on iterations in flight (all workers together)
   Nanos graceful_stop = 0;     // how long a VU no longer needed may finish its iteration
+  // Closed model: the run ends once this many iterations have ended, all VUs together (k6's
+  // `iterations`, its shared-iterations executor); the duration is then the most it may take.
+  // 0: no count, the duration ends it.
+  long long iterations = 0;
 
   Nanos total_duration() const {
     Nanos t = 0;

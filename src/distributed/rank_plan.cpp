@@ -15,7 +15,8 @@ std::string encode_plan(const RankPlan& plan) {
                      {"start", plan.shape.start},
                      {"stages", std::move(stages)},
                      {"max_vus", plan.shape.max_vus},
-                     {"graceful_stop", plan.shape.graceful_stop}};
+                     {"graceful_stop", plan.shape.graceful_stop},
+                     {"iterations", plan.shape.iterations}};
   json::object o{{"done", plan.done},
                  {"exit_status", plan.exit_status},
                  {"sequence", plan.sequence},
@@ -46,6 +47,7 @@ RankPlan decode_plan(std::string_view text) {
     }
     plan.shape.max_vus = shape.at("max_vus").to_number<int>();
     plan.shape.graceful_stop = shape.at("graceful_stop").to_number<Nanos>();
+    plan.shape.iterations = shape.at("iterations").to_number<long long>();
     plan.setup_data = json::value_to<std::string>(o.at("setup_data"));
     plan.insecure = o.at("insecure").as_bool();
     plan.local_addresses = json::value_to<std::vector<std::string>>(o.at("local_addresses"));

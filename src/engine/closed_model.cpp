@@ -2,7 +2,10 @@
 // as the last one ends. The number of VUs follows VuSchedule; this worker runs its share.
 // After an iteration that failed because this machine ran out of file descriptors, ports
 // or socket memory, the VU rests first (ExhaustionBackoff) instead of failing again at once.
+// With a count of iterations (`iterations`), this worker runs its share of them and then
+// finishes, before the end of the duration.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -21,9 +24,13 @@ class ClosedModel final : public Executor {
         schedule_(host.settings().shape),
         change_timer_(host.scheduler().make_timer()),
         grace_timer_(host.scheduler().make_timer()),
-        rest_timer_(host.scheduler().make_timer()) {}
+        rest_timer_(host.scheduler().make_timer()),
+        iterations_left_(iteration_share(host.settings())) {}
 
-  void begin() override { adjust(); }
+  void begin() override {
+    adjust();
+    finish_if_counted_out();  // a worker whose share is no iteration at all
+  }
 
   void end(bool graceful) override {
     ending_ = true;
@@ -47,6 +54,16 @@ class ClosedModel final : public Executor {
   };
 
   static constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
+  static constexpr long long kUncounted = -1;
+
+  // This worker's part of a count of iterations: split between the workers that have VUs
+  // (fewer VUs than workers leave some with none, and those none to run).
+  static long long iteration_share(const ExecutorSettings& s) {
+    if (s.shape.iterations <= 0) return kUncounted;
+    const auto vus = static_cast<long long>(std::llround(s.shape.start));  // a counted load is constant
+    const auto with_vus = static_cast<int>(std::min<long long>(vus, s.count));
+    return s.index < with_vus ? share_of(s.shape.iterations, with_vus, s.index) : 0;
+  }
 
   long long my_share(Nanos t) const {
     return share_of(schedule_.vus_at(t), h_.settings().count, h_.settings().index);
@@ -66,13 +83,13 @@ class ClosedModel final : public Executor {
         ++live;
       }
     }
-    while (live < want) {
+    while (live < want && iterations_left_ != 0) {
       scenario::Vu* vu = parked_.empty() ? &h_.new_vu() : parked_.back();
       if (!parked_.empty()) parked_.pop_back();
       active_.push_back({vu, false, 0, ExhaustionBackoff(static_cast<std::uint64_t>(vu->id))});
       vu->slot = active_.size() - 1;
       ++live;
-      start(active_.size() - 1);
+      start_or_park(active_.size() - 1);
     }
     if (live > want) retire(live - want);
     h_.set_live_vus(static_cast<long long>(active_.size()));
@@ -154,6 +171,19 @@ class ClosedModel final : public Executor {
     return vu.slot < active_.size() && active_[vu.slot].vu == &vu ? vu.slot : active_.size();
   }
 
+  // Starts the slot's next iteration; when the run's count of iterations is used up, the VU
+  // has nothing left to do and is parked instead.
+  void start_or_park(std::size_t i) {
+    if (iterations_left_ == 0) {
+      park(i);
+      h_.set_live_vus(static_cast<long long>(active_.size()));
+      finish_if_counted_out();
+      return;
+    }
+    if (iterations_left_ > 0) --iterations_left_;
+    start(i);
+  }
+
   void start(std::size_t i) {
     active_[i].iteration_start = h_.scheduler().now();
     h_.start_iteration(*active_[i].vu, [this](scenario::Vu& vu, const scenario::IterationOutcome& o) { on_done(vu, o); });
@@ -170,12 +200,13 @@ class ClosedModel final : public Executor {
       maybe_finished();
       return;
     }
+    if (iterations_left_ == 0) return start_or_park(i);  // parks it: the count is used up
     const Nanos next = active_[i].backoff.next_start(now, outcome.local_resource_exhausted);
     if (next > now) return rest(i, next);
     // Posted, not called: an iteration that never yields must not recurse.
     h_.scheduler().post([this, v = &vu] {
       const std::size_t j = index_of(*v);
-      if (j < active_.size() && !active_[j].retiring) start(j);
+      if (j < active_.size() && !active_[j].retiring) start_or_park(j);
       else if (j < active_.size()) {
         park(j);
         h_.set_live_vus(static_cast<long long>(active_.size()));
@@ -210,9 +241,27 @@ class ClosedModel final : public Executor {
       // Stale: the VU was parked while it rested, or rests again for a later time.
       if (j == active_.size() || !active_[j].resting || active_[j].rest_until != ready->first) continue;
       active_[j].resting = false;
-      if (!active_[j].retiring && !ending_) start(j);
+      if (!active_[j].retiring && !ending_) start_or_park(j);
     }
     arm_rest_timer();
+  }
+
+  // Every iteration of this worker's count has started and ended: the VUs resting after a
+  // failure have none left to run, and the worker is done before its duration.
+  void finish_if_counted_out() {
+    if (iterations_left_ != 0 || ending_) return;
+    for (std::size_t i = 0; i < active_.size();) {
+      if (active_[i].resting) {
+        park(i);
+      } else {
+        ++i;
+      }
+    }
+    h_.set_live_vus(static_cast<long long>(active_.size()));
+    if (!active_.empty()) return;
+    ending_ = true;
+    change_timer_->cancel();
+    maybe_finished();
   }
 
   void maybe_finished() {
@@ -237,6 +286,7 @@ class ClosedModel final : public Executor {
   std::vector<Slot> active_;
   std::vector<scenario::Vu*> parked_;
   bool ending_ = false;
+  long long iterations_left_;  // of this worker's share, not yet started; kUncounted: no count
 };
 
 }  // namespace

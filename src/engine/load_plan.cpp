@@ -80,7 +80,30 @@ LoadShape build_load_shape(const scenario::ScenarioOptions& o, const LoadOverrid
   LoadShape shape;
   shape.graceful_stop = o.graceful_stop;
   const bool rate_model = cli.rate.has_value() || (!cli.vus && (o.rate || !o.rate_stages.empty()));
-  const std::optional<Nanos> duration = cli.duration ? cli.duration : o.duration;
+  const std::optional<long long> iterations = cli.iterations ? cli.iterations : o.iterations;
+  std::optional<Nanos> duration = cli.duration ? cli.duration : o.duration;
+
+  if (iterations) {
+    // k6's shared iterations: a count of iterations for a constant number of VUs. A rate
+    // already says how many iterations start, and stages how many VUs over time.
+    const char* source = cli.iterations ? "--iterations" : "options.iterations";
+    if (rate_model)
+      throw ScenarioError(fmt::format(
+          "{}: {} counts the iterations of VUs (vus, or --vus), and this load is an arrival rate, which "
+          "already says how many iterations start: drop one",
+          where, source));
+    if (!o.stages.empty() && !(cli.vus && cli.duration))
+      throw ScenarioError(fmt::format(
+          "{}: {} goes with a constant number of VUs (vus), not with stages: drop one, or pass --vus", where, source));
+    const long long vus = cli.vus ? *cli.vus : o.vus ? *o.vus : 1;
+    if (*iterations < vus)
+      throw ScenarioError(fmt::format(
+          "{}: {} is {}, fewer than the {} VUs: each VU runs at least one iteration; lower the VUs or raise "
+          "the iterations",
+          where, source, *iterations, vus));
+    shape.iterations = *iterations;
+    if (!duration) duration = kIterationsMaxDuration;
+  }
 
   if (rate_model) {
     shape.model = LoadModel::Rate;

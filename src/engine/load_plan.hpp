@@ -13,7 +13,12 @@ struct LoadOverrides {
   std::optional<double> rate;
   std::optional<Nanos> duration;
   std::optional<long long> max_vus;
+  std::optional<long long> iterations;
 };
+
+// How long a run with `iterations` may take when no duration is given: k6's maxDuration
+// default for its shared-iterations executor.
+constexpr Nanos kIterationsMaxDuration = 10 * 60 * kSecond;
 
 // Throws scenario::ScenarioError naming `where` (the scenario file) when the load is
 // missing or contradictory.

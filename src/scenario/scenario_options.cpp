@@ -109,7 +109,7 @@ std::vector<Stage> read_stages(lua_State* L, int index, const std::string& where
 
 const std::vector<std::string>& option_keys() {
   static const std::vector<std::string> keys = {"vus",        "duration",   "stages",         "rate",
-                                                "start_rate", "rate_stages", "max_vus",       "graceful_stop",
+                                                "start_rate", "rate_stages", "max_vus",       "iterations", "graceful_stop",
                                                 "thresholds", "local_addresses", "insecure",   "find_limit",
                                                 "http2",      "server_metrics"};
   return keys;
@@ -140,6 +140,8 @@ ScenarioOptions read_options(lua_State* L, int index, const std::string& where) 
       o.rate_stages = read_stages(L, v, at, key);
     } else if (key == "max_vus") {
       o.max_vus = read_count(L, v, at, 1);
+    } else if (key == "iterations") {
+      o.iterations = read_count(L, v, at, 1);
     } else if (key == "graceful_stop") {
       o.graceful_stop = read_duration(L, v, at);
     } else if (key == "thresholds") {

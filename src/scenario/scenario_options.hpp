@@ -27,6 +27,7 @@ struct ScenarioOptions {
   std::optional<double> start_rate;
   std::vector<Stage> rate_stages;
   std::optional<long long> max_vus;
+  std::optional<long long> iterations;  // with vus: how many iterations, all VUs together
   Nanos graceful_stop = 0;
   std::vector<ThresholdOption> thresholds;
   std::vector<std::string> local_addresses;

@@ -57,6 +57,27 @@ return {{
         self.assertRegex(r.out, r"requests: \d+ sent, \d+ completed, 0 failed")
         self.assertIn("[", r.err)  # the progress line
 
+    def test_a_count_of_iterations_ends_the_run_when_it_is_used_up(self):
+        # k6's `iterations`: 10 iterations shared by 3 VUs (over 2 worker threads), each one
+        # request, then the run ends long before its 60 s limit; the command line's count
+        # replaces the scenario's.
+        path = write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ vus = 3, iterations = 10, duration = "60s" }},
+         run = function(vu) http.get("{self.target.url}/api/posts") end }}
+""")
+        for args, count in (([], 10), (["--iterations", "4"], 4)):
+            self.target.reset()
+            r = run(["run", path, "--threads", "2", *args])
+            self.assertEqual(r.code, 0, r)
+            self.assertEqual(self.target.truth()["count"], count, r)
+            self.assertEqual(r.metric("iteration")["count"], count, r)
+            took = float(re.search(r"ran for ([0-9.]+)s", r.out).group(1))
+            self.assertLess(took, 60, r)  # its own record: ended by the count, not the duration
+        r = run(["run", path, "--iterations", "2"])
+        self.assertEqual(r.code, 2, r)
+        self.assertIn("--iterations is 2, fewer than the 3 VUs", r.err)
+
     def test_rate_mode_counts_exactly_and_records_lag(self):
         self.target.reset()
         path = write_scenario(f"""

@@ -1,10 +1,11 @@
 """Distributed runs must match one process with the same load where the split could differ:
 an arrival rate with few VUs (every rank's threads take every n-th arrival), gauges that
 describe one process (generator.fds against its own limit), several files (all checked before
-any runs), a scenario file only rank 0 has, and a failed threshold under plain `mpirun`
-(exit 1, no MPI_ABORT banner)."""
+any runs), a scenario file only rank 0 has, a count of iterations (each rank ends when its
+share has), and a failed threshold under plain `mpirun` (exit 1, no MPI_ABORT banner)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -39,6 +40,19 @@ return {{ options = {{ {options} }},
         self.assertRegex(out, r"\niterations\s+40\b", out)
         self.assertRegex(out, r"\niterations\.dropped\s+0\b", out)
         self.assertEqual(truth["count"], 40)
+
+    def test_a_count_of_iterations_is_split_between_the_vus_of_every_rank(self):
+        # 3 VUs over 2 ranks of 2 threads: one thread has no VU, and so no iteration to run
+        # (given some, it waited for the 30 s limit); the run ends on its count.
+        with Target() as target:
+            path = self.scenario(target.url, 'vus = 3, iterations = 11, duration = "30s"')
+            code, out, err = finish(mpirun(["run", path, "--quiet", "--threads", "2"], ranks=2))
+            truth = target.truth()
+        self.assertEqual(code, 0, f"{out}\n{err}")
+        self.assertRegex(out, r"\niterations\s+11\b", out)
+        self.assertEqual(truth["count"], 11)
+        took = float(re.search(r"ran for ([0-9.]+)s", out).group(1))
+        self.assertLess(took, 30, out)  # the run's own record: ended by the count
 
     def test_fewer_max_vus_than_processes_is_refused(self):
         with Target() as target:

@@ -27,6 +27,7 @@ TEST(RankPlan, RoundTrip) {
   p.shape.stages = {{30 * kSecond, 100}, {0, 7}};
   p.shape.max_vus = 77;
   p.shape.graceful_stop = 5 * kSecond;
+  p.shape.iterations = 1234;
   p.setup_data = R"({"token":"abc"})";
   p.insecure = true;
   p.local_addresses = {"127.0.0.2", "127.0.0.3"};
@@ -42,6 +43,7 @@ TEST(RankPlan, RoundTrip) {
   EXPECT_EQ(q.shape.stages[1].target, 7);
   EXPECT_EQ(q.shape.max_vus, 77);
   EXPECT_EQ(q.shape.graceful_stop, 5 * kSecond);
+  EXPECT_EQ(q.shape.iterations, 1234);
   EXPECT_EQ(q.setup_data, p.setup_data);
   EXPECT_TRUE(q.insecure);
   EXPECT_EQ(q.local_addresses, p.local_addresses);

@@ -1,6 +1,7 @@
 // The closed model on a simulated clock: VUs follow the stages, each starts its next
 // iteration as the last ends, ramp-downs retire the newest VUs with their own graceful stop,
-// and a VU that ran out of a local resource rests by ExhaustionBackoff. Every time exact.
+// a VU that ran out of a local resource rests by ExhaustionBackoff, and a count of
+// iterations ends the run when it is used up. Every time exact.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,6 +140,99 @@ TEST(ClosedModel, AVuOutOfALocalResourceRestsByItsBackoff) {
       EXPECT_EQ(expected_start, it.end);  // once it worked, back to back again
     }
   }
+}
+
+
+LoadShape counted(double vus, long long iterations, Nanos duration = 600 * kSecond) {
+  LoadShape s = vus_shape(vus, {{duration, vus}});
+  s.iterations = iterations;
+  return s;
+}
+
+TEST(ClosedModel, ACountOfIterationsEndsTheRunWhenTheLastOneEnds) {
+  // 3 VUs share 7 iterations of 10 ms: two rounds of three, then one VU runs the seventh.
+  FakeHost host(counted(3, 7));
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+
+  ASSERT_EQ(host.iterations.size(), 7u);
+  std::vector<Nanos> starts;
+  for (const auto& r : host.iterations) starts.push_back(r.timed_from);
+  std::sort(starts.begin(), starts.end());
+  EXPECT_EQ(starts, (std::vector<Nanos>{0, 0, 0, 10 * kMilli, 10 * kMilli, 10 * kMilli, 20 * kMilli}));
+  ASSERT_TRUE(host.finished);
+  EXPECT_EQ(host.finished_at, 30 * kMilli);  // long before the 600 s duration
+  EXPECT_TRUE(host.interrupts.empty());
+  EXPECT_EQ(host.live.back().second, 0);
+}
+
+TEST(ClosedModel, TheDurationStillEndsACountedRunThatTakesLonger) {
+  // 2 VUs, 1,000 iterations of 100 ms, 1 s: the duration ends it after 20 (graceful stop 30 s).
+  FakeHost host(counted(2, 1000, kSecond));
+  host.duration = [](const scenario::Vu&) { return 100 * kMilli; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  EXPECT_EQ(host.iterations.size(), 20u);
+  EXPECT_EQ(host.finished_at, kSecond);
+}
+
+TEST(ClosedModel, EachWorkerRunsItsShareOfTheIterations) {
+  // 10 iterations over 3 workers: 4, 3, 3, each ending when its own share has.
+  long long total = 0;
+  for (int index = 0; index < 3; ++index) {
+    FakeHost host(counted(3, 10), index, 3);
+    auto executor = make_closed_model(host);
+    host.run(*executor);
+    const std::size_t share = index == 0 ? 4 : 3;
+    EXPECT_EQ(host.iterations.size(), share) << "worker " << index;
+    EXPECT_EQ(host.vus_created(), 1) << "worker " << index;  // 3 VUs over 3 workers
+    EXPECT_EQ(host.finished_at, static_cast<Nanos>(share) * 10 * kMilli) << "worker " << index;
+    total += static_cast<long long>(host.iterations.size());
+  }
+  EXPECT_EQ(total, 10);
+}
+
+TEST(ClosedModel, TheIterationsGoToTheWorkersThatHaveVus) {
+  // 2 VUs and 9 iterations over 4 workers: workers 0 and 1 have a VU each and run 5 and 4;
+  // 2 and 3 have no VU, so no iteration either, and finish at the start.
+  const std::vector<std::size_t> shares = {5, 4, 0, 0};
+  for (int index = 0; index < 4; ++index) {
+    FakeHost host(counted(2, 9), index, 4);
+    auto executor = make_closed_model(host);
+    host.run(*executor);
+    EXPECT_EQ(host.iterations.size(), shares[static_cast<std::size_t>(index)]) << "worker " << index;
+    ASSERT_TRUE(host.finished) << "worker " << index;
+    EXPECT_EQ(host.finished_at, static_cast<Nanos>(shares[static_cast<std::size_t>(index)]) * 10 * kMilli)
+        << "worker " << index;
+  }
+}
+
+TEST(ClosedModel, AVuRestingWhenTheCountIsUsedUpDoesNotHoldTheEnd) {
+  // VU 1's first iteration fails for want of a descriptor and it rests (hundreds of ms);
+  // VU 2 runs the other two iterations meanwhile, and the run ends with VU 2's last.
+  FakeHost host(counted(2, 3));
+  host.outcome = [](const scenario::Vu& vu) {
+    scenario::IterationOutcome o;
+    o.ok = vu.id != 1;
+    o.local_resource_exhausted = vu.id == 1;
+    return o;
+  };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.iterations.size(), 3u);
+  EXPECT_EQ(by_vu(host.iterations)[1].size(), 1u);
+  EXPECT_EQ(by_vu(host.iterations)[2].size(), 2u);
+  EXPECT_EQ(host.finished_at, 20 * kMilli);
+}
+
+TEST(ClosedModel, AStopEndsACountedRunLikeAnyOther) {
+  // Ctrl-C at 15 ms with a graceful stop: the iterations running then finish, no new one starts.
+  FakeHost host(counted(2, 100));
+  host.at(15 * kMilli, [&] { host.stop(true); });
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  EXPECT_EQ(host.iterations.size(), 4u);
+  EXPECT_EQ(host.finished_at, 20 * kMilli);
 }
 
 }  // namespace

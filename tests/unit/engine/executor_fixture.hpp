@@ -66,6 +66,7 @@ class FakeHost final : public ExecutorHost {
   }
   // As the Worker does on Ctrl-C (graceful) or a second one.
   void stop(bool graceful) {
+    if (finished) return;  // as the Worker: an executor that finished has nothing to end
     if (stopping_ && graceful) return;
     stopping_ = true;
     if (executor_ != nullptr) executor_->end(graceful);

@@ -105,6 +105,48 @@ TEST(LoadPlan, MaxVusWithoutARateIsAnError) {
   EXPECT_EQ(build_load_shape(o, {.rate = 50}, "x.lua").max_vus, 3);
 }
 
+TEST(LoadPlan, IterationsCountForTheVusAndTheDurationBecomesTheMost) {
+  ScenarioOptions o;
+  o.vus = 4;
+  o.iterations = 10;
+  LoadShape shape = build_load_shape(o, {}, "x.lua");
+  EXPECT_EQ(shape.model, LoadModel::Vus);
+  EXPECT_EQ(shape.iterations, 10);
+  EXPECT_EQ(shape.start, 4);
+  EXPECT_EQ(shape.total_duration(), kIterationsMaxDuration);  // k6's maxDuration
+  o.duration = 5 * kSecond;
+  EXPECT_EQ(build_load_shape(o, {}, "x.lua").total_duration(), 5 * kSecond);
+  // The command line's count wins, and works on a scenario that has none.
+  EXPECT_EQ(build_load_shape(o, {.iterations = 20}, "x.lua").iterations, 20);
+  ScenarioOptions plain;
+  plain.vus = 2;
+  plain.duration = kSecond;
+  EXPECT_EQ(build_load_shape(plain, {}, "x.lua").iterations, 0);
+  EXPECT_EQ(build_load_shape(plain, {.iterations = 3}, "x.lua").iterations, 3);
+}
+
+TEST(LoadPlan, IterationsWithARateStagesOrTooFewAreAnError) {
+  ScenarioOptions rate;
+  rate.rate = 10;
+  rate.duration = kSecond;
+  EXPECT_NE(error_of([&] { build_load_shape(rate, {.iterations = 5}, "x.lua"); })
+                .find("x.lua: --iterations counts the iterations of VUs"),
+            std::string::npos);
+  ScenarioOptions o = staged();
+  o.iterations = 100;
+  EXPECT_NE(error_of([&] { build_load_shape(o, {}, "x.lua"); })
+                .find("options.iterations goes with a constant number of VUs (vus), not with stages"),
+            std::string::npos);
+  // --vus and --duration replace the stages: then it counts for them.
+  EXPECT_EQ(build_load_shape(o, {.vus = 5, .duration = kSecond}, "x.lua").iterations, 100);
+  ScenarioOptions few;
+  few.vus = 5;
+  few.iterations = 3;
+  EXPECT_NE(error_of([&] { build_load_shape(few, {}, "x.lua"); })
+                .find("options.iterations is 3, fewer than the 5 VUs"),
+            std::string::npos);
+}
+
 TEST(LoadPlan, ALoadThatRunsNothingIsAnError) {
   // A rate with duration 0 used to return before the "no time at all" check.
   ScenarioOptions rate;
