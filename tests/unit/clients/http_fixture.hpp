@@ -28,7 +28,8 @@ class HttpFixture : public ::testing::Test {
       io.run_one_for(std::chrono::milliseconds(5));
       if (io.stopped()) {
         io.restart();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // nothing queued: the server is working
+        // Nothing queued: the server (another thread) is working. Only spaces the looks at done().
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     }
     return true;

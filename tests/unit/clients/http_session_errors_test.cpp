@@ -9,6 +9,7 @@
 
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::testing {
 namespace {
@@ -124,7 +125,7 @@ TEST_F(HttpErrors, CloseMidBodyIsClosed) {
 TEST_F(HttpErrors, ResetMidBodyIsReset) {
   ScriptedServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.send("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nonly ten b");
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    wait_until("the client read the first part", [&] { return conn.read_by_client(); });  // mid-body, then
     conn.reset();
   });
   HttpSession session(ctx);
@@ -156,8 +157,7 @@ TEST_F(HttpErrors, StallEndsWithTimeoutOnTime) {
   auto res = fetch(session, req);
   const auto elapsed = std::chrono::steady_clock::now() - start;
   expect_error(res, "timeout", server.url("/slow"));
-  EXPECT_GE(elapsed, std::chrono::milliseconds(200));
-  EXPECT_LT(elapsed, std::chrono::milliseconds(500));  // generous: CI shares two cores
+  EXPECT_GE(elapsed, std::chrono::milliseconds(200));  // never early; how late is not a unit test's
   EXPECT_EQ(session.idle_connections(), 0u);  // a timed-out connection is never reused
   auto snapshot = take();
   EXPECT_EQ(errors(snapshot, "timeout"), 1u);
@@ -165,6 +165,9 @@ TEST_F(HttpErrors, StallEndsWithTimeoutOnTime) {
 }
 
 TEST_F(HttpErrors, TimeoutCoversTheWholeRequestAcrossRedirects) {
+  // A slow server (the pause is what is tested): every hop takes 60 ms, well within the
+  // 250 ms, so a timeout that restarted with each hop would follow the redirects to the
+  // session's limit of 10 and fail with "redirects".
   ScriptedServer server([](ServerConnection& conn) {
     while (auto req = conn.read_request()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(60));
@@ -175,11 +178,13 @@ TEST_F(HttpErrors, TimeoutCoversTheWholeRequestAcrossRedirects) {
   HttpRequest req;
   req.url = server.url("/");
   req.timeout = 250 * kMilli;
+  const auto start = std::chrono::steady_clock::now();
   auto res = fetch(session, req);
-  EXPECT_EQ(res.error_reason, "timeout");
+  const auto elapsed = std::chrono::steady_clock::now() - start;
   const auto hops = server.requests().size();
-  EXPECT_GE(hops, 4u);
-  EXPECT_LE(hops, 5u);
+  EXPECT_EQ(res.error_reason, "timeout") << res.error << " after " << hops << " requests";
+  EXPECT_GE(elapsed, std::chrono::milliseconds(250));
+  EXPECT_GE(hops, 1u);
 }
 
 TEST_F(HttpErrors, Status500IsAResponseCountedAsAnError) {

@@ -2,11 +2,12 @@
 // and what happens when the server closes a connection we meant to reuse.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::testing {
 namespace {
@@ -91,14 +92,22 @@ TEST_F(HttpKeepAlive, AYoungConnectionCarriesGetsWithoutAPeekButAPostIsChecked) 
   EXPECT_EQ(server.accepted(), 1);
 }
 
-TEST_F(HttpKeepAlive, AYoungConnectionTheServerClosedCostsAGetARetryNotAnError) {
-  ScriptedServer server([](ServerConnection& conn) {
-    if (auto req = conn.read_request()) conn.send(http_response(200, req->target));
+// Answers once and closes; `closed` is set once the FIN is at the client (its kernel
+// acknowledged it), where the session's next look at the connection finds it.
+ScriptedServer::Script answer_once_then_close(std::atomic<bool>& closed, bool echo_method = false) {
+  return [&closed, echo_method](ServerConnection& conn) {
+    if (auto req = conn.read_request()) conn.send(http_response(200, echo_method ? req->method : req->target));
     conn.close();
-  });
+    if (wait_until("the FIN reached the client", [&] { return conn.delivered(); })) closed = true;
+  };
+}
+
+TEST_F(HttpKeepAlive, AYoungConnectionTheServerClosedCostsAGetARetryNotAnError) {
+  std::atomic<bool> closed{false};
+  ScriptedServer server(answer_once_then_close(closed));
   HttpSession session(ctx);
   EXPECT_EQ(get(session, server.url("/a")).body, "/a");
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the FIN is there before the reuse
+  ASSERT_TRUE(wait_until("the server closed", [&] { return closed.load(); }));  // the FIN is there before the reuse
   auto res = get(session, server.url("/b"));
   EXPECT_EQ(res.error, "");
   EXPECT_EQ(res.body, "/b");
@@ -117,12 +126,16 @@ class AgedClock final : public Clock {
 };
 
 TEST_F(HttpKeepAlive, AConnectionIdleForSecondsIsCheckedEvenForAGet) {
-  // As a server's idle timeout might: a 408 nobody asked for, some time after the answer.
-  ScriptedServer server([](ServerConnection& conn) {
+  // As a server's idle timeout might: a 408 nobody asked for, once the client has the answer
+  // (`answered`), and there (`timed_out`: its kernel acknowledged it) before the next request.
+  std::atomic<bool> answered{false};
+  std::atomic<bool> timed_out{false};
+  ScriptedServer server([&](ServerConnection& conn) {
     if (conn.number() == 1) {
       if (conn.read_request()) conn.send(http_response(200, "first"));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!wait_until("the client has the first answer", [&] { return answered.load(); })) return;
       conn.send("HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n\r\n");
+      if (wait_until("the 408 reached the client", [&] { return conn.delivered(); })) timed_out = true;
       conn.read_request();
       return;
     }
@@ -132,7 +145,8 @@ TEST_F(HttpKeepAlive, AConnectionIdleForSecondsIsCheckedEvenForAGet) {
   clients::ClientContext aged_ctx{io, sink, aged};
   HttpSession session(aged_ctx);
   EXPECT_EQ(get(session, server.url("/a")).body, "first");
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  answered = true;
+  ASSERT_TRUE(wait_until("the server sent its 408", [&] { return timed_out.load(); }));
   aged.offset = 2 * kSecond;
   auto res = get(session, server.url("/b"));
   EXPECT_EQ(res.status, 200) << res.error;
@@ -144,13 +158,11 @@ TEST_F(HttpKeepAlive, AConnectionIdleForSecondsIsCheckedEvenForAGet) {
 TEST_F(HttpKeepAlive, IdleConnectionClosedByServerIsNotReusedEvenForPost) {
   // The server answers once and closes; by the next request the FIN has arrived, so the
   // session sees the connection is dead before writing on it.
-  ScriptedServer server([](ServerConnection& conn) {
-    if (auto req = conn.read_request()) conn.send(http_response(200, req->method));
-    conn.close();
-  });
+  std::atomic<bool> closed{false};
+  ScriptedServer server(answer_once_then_close(closed, /*echo_method=*/true));
   HttpSession session(ctx);
   EXPECT_EQ(get(session, server.url()).body, "GET");
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(wait_until("the server closed", [&] { return closed.load(); }));
   HttpRequest post;
   post.method = "POST";
   post.url = server.url();

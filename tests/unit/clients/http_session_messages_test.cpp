@@ -8,6 +8,7 @@
 
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::testing {
 namespace {
@@ -87,7 +88,7 @@ TEST_F(HttpMessages, ChunkedGzipBodyArrivesDecoded) {
     const std::string wire = chunked(gzip(text), 5);
     conn.send("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-encoding: gzip\r\n\r\n");
     conn.send(wire.substr(0, wire.size() / 2));  // two writes: the client reads it in pieces
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_until("the client read the first half", [&] { return conn.read_by_client(); });
     conn.send(wire.substr(wire.size() / 2));
     conn.read_request();
   });

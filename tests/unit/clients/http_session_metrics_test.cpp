@@ -16,6 +16,8 @@ using clients::HttpSession;
 class HttpMetrics : public HttpFixture {};
 
 TEST_F(HttpMetrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
+  // The server's pauses are what is measured (a slow server, a body that ends later), not
+  // waits for the client to have done something.
   constexpr auto kThink = std::chrono::milliseconds(30);
   ScriptedServer server([&](ServerConnection& conn) {
     while (conn.read_request()) {
@@ -29,10 +31,13 @@ TEST_F(HttpMetrics, ServiceTimeRunsFromTheWriteToTheLastByte) {
   HttpRequest req;
   req.url = server.url();
   req.name = "slow";
+  const Nanos asked = SteadyClock::monotonic_now();
   auto res = fetch(session, req);
+  const Nanos answered = SteadyClock::monotonic_now();
   ASSERT_EQ(res.body, "0123456789");
+  // Both pauses in it; and inside the call (from the write, not from some earlier moment).
   EXPECT_GE(res.duration, 40 * kMilli);
-  EXPECT_LT(res.duration, 200 * kMilli);  // generous: CI shares two cores
+  EXPECT_LE(res.duration, answered - asked);
 
   auto snapshot = take();
   const auto* timing = metric(snapshot, "http.request");

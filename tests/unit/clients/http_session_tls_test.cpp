@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "clients/http_fixture.hpp"
 #include "clients/scripted_server.hpp"
 #include "clients/test_certificate.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::testing {
 namespace {
@@ -100,9 +100,12 @@ class HttpTlsRenegotiation : public HttpTls {
   }
 
   // Renegotiates before answering each request; counts the new handshakes' Finished
-  // messages it has sent. Waits `pause` before reading on after each response.
-  ScriptedServer::Script renegotiating_echo(std::atomic<int>& finished, std::chrono::milliseconds pause) {
-    return [&finished, pause](ServerConnection& conn) {
+  // messages it has sent. With `opened`, counts the connections in it, and after each answer
+  // on the first one waits for a second connection before reading on: the client's
+  // ClientHello stays unanswered until its next request has gone elsewhere.
+  ScriptedServer::Script renegotiating_echo(std::atomic<int>& finished, std::atomic<int>* opened = nullptr) {
+    return [&finished, opened](ServerConnection& conn) {
+      if (opened != nullptr) ++*opened;
       SSL* ssl = conn.tls();
       const int fd = SSL_get_fd(ssl);
       const int one = 1;
@@ -117,7 +120,10 @@ class HttpTlsRenegotiation : public HttpTls {
       while (auto req = conn.read_request()) {
         if (SSL_renegotiate(ssl) != 1 || SSL_do_handshake(ssl) != 1) return;
         conn.send(http_response(200, req->target));
-        std::this_thread::sleep_for(pause);
+        if (opened != nullptr && conn.number() == 1 &&
+            !wait_until("the client's next request on a second connection", [&] { return *opened >= 2; })) {
+          return;
+        }
       }
     };
   }
@@ -135,7 +141,7 @@ class HttpTlsRenegotiation : public HttpTls {
 // next request goes out on the same connection.
 TEST_F(HttpTlsRenegotiation, FinishesOnTheIdleConnectionWhichIsReused) {
   std::atomic<int> finished{0};
-  ScriptedServer server(renegotiating_echo(finished, std::chrono::milliseconds(0)), tls12().server_context());
+  ScriptedServer server(renegotiating_echo(finished), tls12().server_context());
   HttpSession session(ctx);
   for (int i = 0; i < 5; ++i) {
     auto res = fetch(session, request(server, "/r" + std::to_string(i)));
@@ -152,7 +158,8 @@ TEST_F(HttpTlsRenegotiation, FinishesOnTheIdleConnectionWhichIsReused) {
 // must not wait for it: it goes out on a new connection.
 TEST_F(HttpTlsRenegotiation, AConnectionInTheMiddleOfOneIsNotReused) {
   std::atomic<int> finished{0};
-  ScriptedServer server(renegotiating_echo(finished, std::chrono::milliseconds(150)), tls12().server_context());
+  std::atomic<int> opened{0};
+  ScriptedServer server(renegotiating_echo(finished, &opened), tls12().server_context());
   HttpSession session(ctx);
   auto first = fetch(session, request(server, "/first"));
   EXPECT_EQ(first.error, "");

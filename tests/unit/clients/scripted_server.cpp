@@ -10,6 +10,8 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "wait_until.hpp"
+
 namespace stampede::testing {
 
 namespace {
@@ -137,6 +139,14 @@ void ServerConnection::wait_for_close() {
   char chunk[4096];
   while (receive(chunk, sizeof chunk) > 0) {
   }
+}
+
+bool ServerConnection::delivered() const { return fd_ >= 0 && unacknowledged_bytes(fd_) == 0; }
+
+bool ServerConnection::read_by_client() const {
+  if (!delivered()) return false;
+  const int client = other_end_in_this_process(fd_);
+  return client >= 0 && unread_bytes(client) == 0;
 }
 
 ScriptedServer::ScriptedServer(Script script, SSL_CTX* tls) : script_(std::move(script)), tls_(tls) {

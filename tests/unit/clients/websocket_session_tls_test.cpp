@@ -14,13 +14,13 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "clients/http_fixture.hpp"
 #include "clients/test_certificate.hpp"
 #include "clients/websocket_session.hpp"
 #include "clients/websocket_test_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::testing {
 namespace {
@@ -127,17 +127,27 @@ TEST_F(WebSocketTlsDuplex, ServerKeyUpdatesWhileTheClientWrites) {
   std::atomic<int> updates{0};
   std::atomic<int> sent_alone{0};
   std::atomic<bool> tls13{true};
+  int client = -1;  // the client's socket, the other end of the server's (one connection)
   WsTestServer server(echo_with([&](WsServerConnection& conn, int i) {
                         SSL* ssl = conn.tls();
                         if (SSL_version(ssl) != TLS1_3_VERSION) tls13 = false;
                         // A KeyUpdate that asks the client to update too, which OpenSSL answers
-                        // from the read that finds it. Every fourth one is sent on its own after
-                        // the server has stopped reading for a while, so that it arrives while
-                        // the client's write is waiting for the socket; the others go out with
-                        // the echo.
+                        // from the read that finds it. Every fourth one is sent on its own once
+                        // the client's write waits for the socket (this server has stopped
+                        // reading, and the client has more queued than the sockets hold), so
+                        // that it arrives then; the others go out with the echo.
                         if (SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1) ++updates;
                         if (i % 4 != 0) return;
-                        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                        if (client < 0) {
+                          client = other_end_in_this_process(SSL_get_fd(ssl));
+                          ASSERT_GE(client, 0) << "the client's socket is not in this process";
+                          // As small a send buffer as the server's: what the client has queued
+                          // at the last of these (three 512 KiB messages) still fills it.
+                          const int size = 64 * 1024;
+                          ::setsockopt(client, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+                        }
+                        wait_until("the client's write waits for the socket (echo " + std::to_string(i) + ")",
+                                   [&] { return !writable(client); });
                         if (SSL_do_handshake(ssl) == 1) ++sent_alone;
                       }),
                       certificate.server_context());

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <stdexcept>
@@ -13,6 +12,7 @@
 
 #include "distributed/launcher.hpp"
 #include "distributed/rank_split.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::distributed {
 namespace {
@@ -135,15 +135,18 @@ TEST(Launcher, PassesOnTheExitStatus) {
 TEST(Launcher, CtrlCBecomesSigusr1ToMpirunInItsOwnGroupWithoutStdin) {
   const std::string ready =
       (std::filesystem::temp_directory_path() / ("stampede-launcher-test-" + std::to_string(getpid()))).string();
+  const std::string handled = ready + ".1";
   std::filesystem::remove(ready);
+  std::filesystem::remove(handled);
   // Exits 42 on the second SIGUSR1 (Ctrl-C twice); 3 when not leading its own process group,
-  // 4 when stdin is not /dev/null.
+  // 4 when stdin is not /dev/null. `ready` once its trap is set, `ready`.1 once the first
+  // SIGUSR1 was handled.
   const std::string script = R"sh(
     read -r _ _ _ _ group _ < /proc/$$/stat
     [ "$group" = "$$" ] || exit 3
     [ "$(readlink /proc/$$/fd/0)" = /dev/null ] || exit 4
     n=0
-    trap 'n=$((n + 1)); [ $n = 2 ] && exit 42' USR1
+    trap 'n=$((n + 1)); touch ")sh" + ready + R"sh(.$n"; [ $n = 2 ] && exit 42' USR1
     touch ")sh" + ready + R"sh("
     i=0
     while [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
@@ -156,15 +159,19 @@ TEST(Launcher, CtrlCBecomesSigusr1ToMpirunInItsOwnGroupWithoutStdin) {
     sigemptyset(&sigint);
     sigaddset(&sigint, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigint, nullptr);
-    for (int i = 0; i < 200 && !std::filesystem::exists(ready); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    // Each Ctrl-C once the script is ready for it (two at once would be one signal); none
+    // after a script that went wrong, when no handler would take it.
+    using stampede::testing::wait_until;
+    if (!wait_until("the script set its trap", [&] { return std::filesystem::exists(ready); })) return;
     kill(getpid(), SIGINT);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (!wait_until("the script handled the first SIGUSR1", [&] { return std::filesystem::exists(handled); })) return;
     kill(getpid(), SIGINT);
   });
   const int status = run_mpirun({"sh", "-c", script});
   ctrl_c.join();
   std::filesystem::remove(ready);
+  std::filesystem::remove(handled);
+  std::filesystem::remove(ready + ".2");
   EXPECT_EQ(status, 42);
   // Restored: SIGINT is as it was before (the default) once mpirun is done.
   struct sigaction now{};

@@ -83,7 +83,8 @@ TEST_F(MeasuredRunTest, StopEndsTheLoadBeforeItsDuration) {
   boost::asio::steady_timer stop_soon(run.io(), std::chrono::milliseconds(200));
   stop_soon.async_wait([&](const boost::system::error_code&) { run.stop(false); });
   run.run_to_end();
-  EXPECT_LT(SteadyClock::monotonic_now() - t0, 10 * kSecond);
+  // Not a timing check: unstopped, the run would last its whole minute.
+  EXPECT_LT(SteadyClock::monotonic_now() - t0, 30 * kSecond);
   const auto table = metrics::make_metric_table(run.collector().summary(), registry_);
   EXPECT_GT(metrics::find_metric(table, metrics::names::kIterations)->data.count, 0u);
 }

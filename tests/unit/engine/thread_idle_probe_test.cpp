@@ -21,6 +21,8 @@ TEST(ThreadIdleProbe, TheShareIsWhatWasNeitherRunningNorWaitingToRun) {
 TEST(ThreadIdleProbe, ASleepingThreadIsIdleAndASpinningOneIsNot) {
   ThreadIdleProbe probe;
   EXPECT_DOUBLE_EQ(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 1.0);  // the reference
+  // The sleep is what is measured (a sleeping thread is what "idle" means), not a wait for
+  // something else to happen.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_GT(probe.idle_share_since_last_ask(SteadyClock::monotonic_now()), 0.5);
   // Spinning for 20 ms: on a CPU, or waiting for one when the machine is busy; never idle. Time

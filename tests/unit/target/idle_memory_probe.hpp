@@ -2,6 +2,9 @@
 // What the target's idle-memory tests share: the process's heap in use, plain POSIX clients
 // (stack buffers, so the growth measured is the server's), and the warm-up-then-measure
 // procedure. Used by channels_idle_memory_test.cpp and liveview_idle_memory_test.cpp.
+// The sockets are WebSockets: the server's loop is known to have finished with them when a
+// ping sent after them has been answered.
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,9 +16,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "heap_in_use.hpp"
+#include "proto/websocket_frame.hpp"
 
 namespace stampede::target::idle_memory {
 
@@ -51,15 +54,27 @@ std::optional<std::string> send_and_read_until(int fd, const std::string& bytes,
   return std::nullopt;
 }
 
+// A ping on the open WebSocket `fd`, and its pong read: the server's loop (the target runs
+// one) has then run every handler that was queued before the ping's read, the ones for the
+// sockets opened before it included. False when no pong came.
+inline bool server_caught_up(int fd) {
+  std::string ping;
+  proto::ws::write_frame(ping, proto::ws::Opcode::Ping, "sync", true, 0x0a0b0c0du);
+  // What is still unread of the last reply comes first; a JSON text holds no 0x8a byte.
+  return send_and_read_until<16384>(fd, ping, "\x8a\x04sync").has_value();
+}
+
 // Heap growth per socket while `count` more are opened with `open_many`, after `warm_up`
 // opened first: the worker's scratch and spare buffers, a topic's subscriber set and Asio's
-// caches are paid once, not per socket.
-inline std::size_t heap_per_socket(int warm_up, int count, const std::function<void(int)>& open_many) {
+// caches are paid once, not per socket. Each heap reading waits for the server's loop to
+// have finished with the sockets opened (`caught_up`, e.g. server_caught_up on the last).
+inline std::size_t heap_per_socket(int warm_up, int count, const std::function<void(int)>& open_many,
+                                   const std::function<bool()>& caught_up) {
   open_many(warm_up);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if (!caught_up()) ADD_FAILURE() << "no pong from the server after the warm-up";
   const auto before = heap_in_use();
   open_many(count);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if (!caught_up()) ADD_FAILURE() << "no pong from the server after the sockets measured";
   return (heap_in_use() - before) / static_cast<std::size_t>(count);
 }
 

@@ -74,7 +74,8 @@ TEST(LiveViewIdleMemory, AJoinedIdleLiveViewCostsUnderThreeKilobytes) {
       ASSERT_TRUE(open_idle_view(fd, openings[fds.size() - 1])) << "socket " << fds.size();
     }
   };
-  const auto per_view = idle_memory::heap_per_socket(200, kLiveViewSockets, open_many);
+  const auto per_view = idle_memory::heap_per_socket(200, kLiveViewSockets, open_many,
+                                                     [&] { return idle_memory::server_caught_up(fds.back()); });
   std::cout << "heap per joined idle LiveView (socket included): " << per_view << " bytes\n";
   RecordProperty("bytes_per_idle_liveview", static_cast<int>(per_view));
   EXPECT_GT(per_view, 0u) << "nothing was measured (is the heap probe blind under this build?)";

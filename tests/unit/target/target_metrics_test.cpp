@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 
 #include "proto/prometheus_exposition.hpp"
 #include "target/loopback_client.hpp"
 #include "target/server_stats.hpp"
 #include "target/target_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::target {
 namespace {
@@ -85,13 +85,10 @@ TEST_F(TargetMetricsTest, ConnectionsOpenAreCounted) {
 TEST_F(TargetMetricsTest, TheLagProbeStartsWithTheFirstScrape) {
   const auto first = scrape();
   EXPECT_EQ(sample(first, "stampede_target_event_loop_lag_seconds_count"), 0) << "no probe before anyone asked";
-  // Ten probes a second per loop from now on; wait (bounded) until some have fired.
-  double count = 0;
-  for (int i = 0; i < 100 && count < 4; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    count = sample(scrape(), "stampede_target_event_loop_lag_seconds_count");
-  }
-  EXPECT_GE(count, 4);
+  // Ten probes a second per loop from now on: some have fired once the count says so.
+  const auto probes_counted = [&] { return sample(scrape(), "stampede_target_event_loop_lag_seconds_count"); };
+  EXPECT_TRUE(stampede::testing::wait_until("four lag probes counted", [&] { return probes_counted() >= 4; },
+                                            stampede::testing::kHangGuard, std::chrono::milliseconds(20)));
   const auto later = scrape();
   EXPECT_EQ(sample(later, "stampede_target_event_loop_lag_seconds_bucket", "le", "+Inf"),
             sample(later, "stampede_target_event_loop_lag_seconds_count"));

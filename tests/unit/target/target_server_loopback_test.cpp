@@ -8,15 +8,19 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <memory>
+#include <string_view>
 #include <thread>
 
+#include "proto/prometheus_exposition.hpp"
 #include "target/loopback_client.hpp"
 #include "target/target_server.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::target {
 namespace {
 
 using testing::LoopbackClient;
+using stampede::testing::wait_until;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
@@ -43,6 +47,19 @@ boost::json::object truth_over_http(LoopbackClient& client) {
 }
 
 std::int64_t count_over_http(LoopbackClient& client) { return truth_over_http(client).at("count").as_int64(); }
+
+// A sample of the target's GET /metrics, asked on `client`'s connection (itself one of the
+// open connections), or -1.
+double metric_over_http(LoopbackClient& client, std::string_view name) {
+  const auto parsed = proto::parse_exposition(client.get("/metrics").body);
+  if (!parsed.ok()) return -1;
+  for (const auto& family : parsed.exposition.families) {
+    for (const auto& sample : family.samples) {
+      if (sample.name == name) return sample.value;
+    }
+  }
+  return -1;
+}
 
 TEST(TargetServerLoopback, ListensOnPortZeroAndKeepsTheConnectionAlive) {
   auto server = start_delayed_server("fixed:0");
@@ -104,19 +121,21 @@ TEST(TargetServerLoopback, FixedDelayIsHonoured) {
   auto server = start_delayed_server("fixed:20");
   LoopbackClient client(server->port());
   constexpr int kRequests = 20;
+  Clock::duration longest{};
   for (int i = 0; i < kRequests; ++i) {
     const auto sent = Clock::now();
     ASSERT_EQ(client.get("/").status, 200);
     const auto took = Clock::now() - sent;
     EXPECT_GE(took, milliseconds(20));
-    EXPECT_LT(took, milliseconds(60)) << "a shared, busy machine may need more slack";
+    longest = std::max(longest, took);
   }
   const auto truth = server->truth();
   EXPECT_EQ(truth.count, static_cast<std::uint64_t>(kRequests));
-  // The hold starts at receipt and the timer cannot fire early: never under 20 ms.
+  // The hold starts at receipt and the timer cannot fire early: never under 20 ms. How late
+  // it may end is the accuracy suite's question (tests/integration, `timing`), not a unit
+  // test's; here only: no hold outlasted the round trip it was part of.
   EXPECT_GE(truth.p50, 20 * kMilli);
-  EXPECT_LT(truth.p50, 25 * kMilli);
-  EXPECT_LT(truth.max, 60 * kMilli);
+  EXPECT_LE(truth.max, std::chrono::duration_cast<std::chrono::nanoseconds>(longest).count());
   // /__truth over HTTP reports the same record.
   const auto json = truth_over_http(client);
   EXPECT_EQ(json.at("count").as_int64(), kRequests);
@@ -128,9 +147,7 @@ TEST(TargetServerLoopback, ControlEndpointsAreNotHeldNorCountedAndResetClears) {
   auto server = start_delayed_server("fixed:30");
   LoopbackClient client(server->port());
   for (int i = 0; i < 3; ++i) client.get("/api/posts");
-  const auto sent = Clock::now();
   EXPECT_EQ(count_over_http(client), 3);
-  EXPECT_LT(Clock::now() - sent, milliseconds(25)) << "/__truth must not be held";
   EXPECT_EQ(count_over_http(client), 3);
   EXPECT_EQ(client.get("/__nothing").status, 404);
 
@@ -144,6 +161,19 @@ TEST(TargetServerLoopback, ControlEndpointsAreNotHeldNorCountedAndResetClears) {
   EXPECT_EQ(count_over_http(client), 1);
   EXPECT_EQ(client.get("/__reset").status, 200);
   EXPECT_EQ(server->truth().count, 0u);
+}
+
+// Held, a control endpoint would answer after the server's hour-long delay; the client's
+// read gives up after 5 s (a hang guard: no answer at all, not a slow one, fails this).
+TEST(TargetServerLoopback, ControlEndpointsAreNotHeld) {
+  auto server = start_delayed_server("fixed:3600000");
+  LoopbackClient client(server->port());
+  EXPECT_EQ(client.get("/slow?ms=0").status, 200);  // its own delay: counted, not held
+  EXPECT_EQ(count_over_http(client), 1);
+  EXPECT_EQ(client.get("/__nothing").status, 404);
+  EXPECT_EQ(client.get("/metrics").status, 200);
+  EXPECT_EQ(client.get("/__reset").status, 200);
+  EXPECT_EQ(count_over_http(client), 0);
 }
 
 TEST(TargetServerLoopback, InProcessResetClearsTheRecord) {
@@ -219,8 +249,13 @@ TEST(TargetServerLoopback, ClientsThatVanishDoNotHurtTheServer) {
       client.socket().close();
     }
   }
-  std::this_thread::sleep_for(milliseconds(100));  // let the held /slow answers meet closed sockets
+  // The held /slow answers meet closed sockets: a connection ends once its hold has (the
+  // hold keeps it), so when only the asking connection is open, all of them have.
   LoopbackClient client(server->port());
+  EXPECT_TRUE(wait_until("every vanished client's connection ended", [&] {
+    return metric_over_http(client, "stampede_target_connections") == 1;
+  }));
+  EXPECT_EQ(metric_over_http(client, "stampede_target_http_requests_in_flight"), 0);
   EXPECT_EQ(client.get("/").status, 200);
 }
 
@@ -339,7 +374,13 @@ TEST(TargetServerLoopback, StopClosesConnectionsAndKeepsTheTruth) {
   LoopbackClient client(server->port());
   for (int i = 0; i < 3; ++i) client.get("/");
   client.send("GET /slow?ms=5000 HTTP/1.1\r\n\r\n");
-  std::this_thread::sleep_for(milliseconds(20));
+  {
+    // Stopped once the server holds the request: it has read it (4 parsed) and not answered.
+    LoopbackClient asking(server->port());
+    EXPECT_TRUE(wait_until("the server read the held request", [&] {
+      return metric_over_http(asking, "stampede_target_http_requests_total") == 4;
+    }));
+  }
   server->stop();
   EXPECT_TRUE(client.closed_by_server(milliseconds(1000)));
   EXPECT_EQ(server->truth().count, 3u);  // the held request was never answered, so not counted

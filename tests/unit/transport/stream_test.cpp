@@ -8,15 +8,18 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <optional>
-#include <thread>
 
 #include "transport/run_until.hpp"
+#include "wait_until.hpp"
 
 namespace stampede::transport {
 namespace {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+using stampede::testing::peer_has_closed;
+using stampede::testing::unread_bytes;
+using stampede::testing::wait_until;
 
 class TransportStream : public ::testing::Test {
  protected:
@@ -141,7 +144,8 @@ TEST_F(TransportStream, IdleLivenessCheck) {
     ASSERT_FALSE(connect(stream, endpoints({listening()})));
     EXPECT_TRUE(stream.usable_when_idle(asio::buffer(scratch)));
     peer.close();  // the server's idle timeout
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int fd = stream.socket().native_handle();
+    ASSERT_TRUE(wait_until("the FIN arrived", [&] { return peer_has_closed(fd); }));
     EXPECT_FALSE(stream.usable_when_idle(asio::buffer(scratch)));
   }
   {
@@ -149,7 +153,8 @@ TEST_F(TransportStream, IdleLivenessCheck) {
     peer = tcp::socket(io);
     ASSERT_FALSE(connect(stream, endpoints({listening()})));
     asio::write(peer, asio::buffer(std::string("HTTP/1.1 408 Request Timeout\r\n\r\n")));
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int fd = stream.socket().native_handle();
+    ASSERT_TRUE(wait_until("the 408 arrived", [&] { return unread_bytes(fd) > 0; }));
     EXPECT_FALSE(stream.usable_when_idle(asio::buffer(scratch)));  // unasked bytes: framing lost
   }
   Stream never_connected(io, nullptr);
