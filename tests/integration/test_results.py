@@ -327,6 +327,10 @@ return {{ options = {{ vus = 2, duration = "1s",
 
 
 class Prometheus(unittest.TestCase):
+    """`--prometheus ADDRESS` is told its port: the run prints no address it listens on, so a
+    port 0 could not be found. These tests take one with harness.free_port() (racy: another
+    process may take it first) until the run says where it serves."""
+
     @classmethod
     def setUpClass(cls):
         cls.target = Target(delay="fixed:5")
