@@ -192,6 +192,9 @@ class NetnsTarget(Target):
     def __init__(self, delay="fixed:0", threads=1, seed=1, extra=()):
         import socket
         netns_up()
+        # Any port will do: the target listens in the bench's own namespace, where nothing
+        # else runs (free_port() only picks a number; its race is with this namespace's
+        # processes, not that one's).
         self.port = free_port()
         self.host = NETNS_TARGET
         self.url = f"http://{NETNS_TARGET}:{self.port}"

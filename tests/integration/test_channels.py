@@ -77,10 +77,9 @@ return {{ options = {{ {options} }},
         r = self.run_body("""
   local socket = channels.connect(URL)
   socket:join("room:crashy")
-  local t0 = stampede.now()
   local ok, err = pcall(socket.push, socket, "room:crashy", "crash", {})
+  -- At once: a push that waited for its reply instead would end at its timeout, as "timeout".
   stampede.check("channel_crashed", not ok and err.kind == "channel_crashed")
-  stampede.check("no timeout wait", stampede.now() - t0 < 2000)
   stampede.sleep(20)
 """)
         self.assertChecksPass(r)
@@ -136,14 +135,26 @@ return {{ options = {{ {options} }},
 """)
         self.assertChecksPass(r)
 
+    def channel_stats(self):
+        with urllib.request.urlopen(self.target.url + "/__channels", timeout=5) as resp:
+            return json.loads(resp.read())
+
     def test_heartbeats_are_sent_and_timed(self):
+        before = self.channel_stats()["heartbeats"]
         r = self.run_body("""
   local socket = channels.connect(URL, { heartbeat = 100 })
   socket:join("room:hb")
   stampede.sleep(450)
-""", options='vus = 2, duration = "1s"')
+""", options='vus = 2, duration = "1s", graceful_stop = "2s"')
         self.assertEqual(r.code, 0, r)
-        self.assertGreater(r.metric("channel.heartbeat")["count"], 4, r)
+        # Every heartbeat timed is one the target received and answered; each socket closes
+        # with its iteration (graceful_stop: none is cut), so at most its last heartbeat was
+        # still unanswered then. How many fit in the run is the host's business, not this test's.
+        received = self.channel_stats()["heartbeats"] - before
+        timed = r.metric("channel.heartbeat")["count"]
+        self.assertGreater(timed, 0, r)
+        self.assertLessEqual(timed, received, r)
+        self.assertLessEqual(received - timed, r.metric("iterations")["count"], r)
 
     def test_presence_sync(self):
         r = self.run_body("""
@@ -174,13 +185,20 @@ return {{ options = {{ {options} }},
         self.assertChecksPass(r)
 
     def test_sockets_are_closed_when_the_iteration_ends(self):
+        opened = self.channel_stats()["channel_sockets_opened"]
+        # 30 arrivals in 1 s, every one finished (graceful_stop), each VU's first one (and
+        # every other) ending in an error without closing its socket: exactly 30 connects,
+        # however fast the host, where a closed model's count is how fast the host is.
         r = self.run_body("""
   local socket = channels.connect(URL)
   socket:join("room:leak")
   if vu.iteration % 2 == 0 then error("leaving without closing") end
-""", options='vus = 3, duration = "1s"')
+""", options='rate = 30, duration = "1s", graceful_stop = "5s"')
         self.assertEqual(r.code, 0, r)
-        self.assertGreater(r.metric("ws.connect")["count"], 10, r)
+        self.assertEqual(r.metric("iterations")["count"], 30, r)
+        self.assertEqual(r.metric("ws.connect")["count"], 30, r)
+        self.assertEqual(self.channel_stats()["channel_sockets_opened"] - opened, 30)
+        self.assertGreater(r.metric("iteration.errors")["count"], 0, r)
         # The target may still be reading the last close frames: give it a moment.
         deadline = time.time() + 3
         while True:

@@ -4,9 +4,12 @@ import unittest
 
 from harness import Target, run, write_scenario, main
 
-# Slow CI machines and sanitizer builds: a wait that should end at T may end well after it,
-# but a wait that ignores T runs to the 10 s default or forever.
-MARGIN_MS = 2500
+# A wait that ignores its timeout T runs to the socket's default (10 s, phoenix.js's) or
+# forever; each run's graceful_stop (8 s) cuts such an iteration off before it records its
+# wait or its checks, and the test fails on the missing row. How long after T a wait that
+# kept it ended is the host's business (a sanitizer build on busy cores: seconds), not this
+# test's: it judges only that the wait did not end before T.
+GRACEFUL_STOP = "8s"
 
 
 class ChannelsTimeouts(unittest.TestCase):
@@ -42,12 +45,12 @@ return {{ options = {{ {options} }},
             elif not line.startswith("  "):
                 break
 
-    def assertTookAbout(self, r, name, timeout_ms):
+    def assertEndedByItsTimeout(self, r, name, timeout_ms):
         m = r.metric(name)
-        self.assertIsNotNone(m, f"{name}: the wait never ended\n{r!r}")
-        # One sample each; the summary rounds, the exact >= is a check in the scenario.
+        self.assertIsNotNone(m, f"{name}: the wait never ended (cut off by the graceful stop)\n{r!r}")
+        self.assertEqual(m["count"], 1, f"{name}\n{r!r}")
+        # The summary rounds; the exact >= is a check in the scenario.
         self.assertGreaterEqual(m["max"], timeout_ms - 1, f"{name}\n{r!r}")
-        self.assertLess(m["max"], timeout_ms + MARGIN_MS, f"{name}\n{r!r}")
 
     def test_await_times_out_while_messages_that_do_not_match_keep_arriving(self):
         # One VU per variant, one iteration each: a variant that hangs cannot hide the others.
@@ -75,9 +78,9 @@ return {{ options = {{ {options} }},
   stampede.check(name .. " raised timeout", not ok and type(err) == "table" and err.kind == "timeout")
   stampede.check(name .. " not before its timeout", elapsed >= 500)
   stampede.check(name .. " saw messages go by", skipped >= 3)
-""", options='vus = 4, duration = "100ms", graceful_stop = "8s"')
+""", options='vus = 4, duration = "100ms", graceful_stop = "' + GRACEFUL_STOP + '"')
         for name in ("socket.number", "socket.string", "absinthe.number", "absinthe.string"):
-            self.assertTookAbout(r, "await." + name, 500)
+            self.assertEndedByItsTimeout(r, "await." + name, 500)
         self.assertChecksPass(r)
 
     def test_presence_await_takes_duration_strings(self):
@@ -97,9 +100,9 @@ return {{ options = {{ {options} }},
   timed("presence.await_user.string", presence.await_user, presence, "nobody", { timeout = "300ms" })
   timed("presence.await.string", presence.await, presence, function() return false end, { timeout = "300ms" })
   timed("presence.await_user.number", presence.await_user, presence, "nobody", { timeout = 300 })
-""", options='vus = 1, duration = "100ms", graceful_stop = "8s"')
+""", options='vus = 1, duration = "100ms", graceful_stop = "' + GRACEFUL_STOP + '"')
         for name in ("presence.await_user.string", "presence.await.string", "presence.await_user.number"):
-            self.assertTookAbout(r, name, 300)
+            self.assertEndedByItsTimeout(r, name, 300)
         self.assertChecksPass(r)
 
     def test_a_bad_timeout_is_an_error_naming_it_at_the_callers_line(self):
@@ -128,7 +131,7 @@ return {{ options = {{ {options} }},
       text:find('"soon"', 1, true) ~= nil or text:find("got table", 1, true) ~= nil)
     stampede.check(call[1] .. " points at the scenario", text:find("scenario.lua:", 1, true) ~= nil)
   end
-""", options='vus = 1, duration = "100ms", graceful_stop = "8s"')
+""", options='vus = 1, duration = "100ms", graceful_stop = "' + GRACEFUL_STOP + '"')
         self.assertChecksPass(r)
 
 

@@ -124,9 +124,14 @@ class Dashboard(unittest.TestCase):
 
             stampede.proc.send_signal(signal.SIGINT)
             code, stdout, stderr = stampede.finish(timeout=10)
-            self.assertEqual(code, 0, stderr)  # both thresholds hold
+            # The exit code is the verdicts'. iteration.errors' rate holds whatever the host
+            # (each iteration sleeps 25 ms: at most 16 errors a second); the p95 of 250 ms is
+            # what the page draws, and whether a busy host held it is not this test's subject.
             self.assertIn("http.request", stdout)
-            self.assertIn("pass http.request p95", stdout)
+            verdict = re.search(r"^(pass|fail) http\.request p95", stdout, re.M)
+            self.assertIsNotNone(verdict, stdout)
+            self.assertEqual(code, 0 if verdict.group(1) == "pass" else 1, stderr)
+            self.assertIn("pass iteration.errors rate", stdout)
         finally:
             stampede.kill()
 

@@ -205,7 +205,9 @@ class AgainstTheBuiltInTarget(Http2Scenarios):
 
     def test_held_requests_are_timed_as_over_http1(self):
         # The target holds every measured request 30 ms: HTTP/2's service time means what
-        # HTTP/1.1's does (from the request written to the response's last byte).
+        # HTTP/1.1's does (from the request written to the response's last byte), so the hold
+        # is inside both. How close to the truth each is, is bench/accuracy's (HTTP2=1):
+        # judged against the target's exact holds, on a host that is not running other suites.
         with Target(delay="fixed:30") as slow:
             path = write_scenario(f"""
 local http = require "stampede.http"
@@ -216,9 +218,8 @@ return {{ options = {{ vus = 2, duration = "1s" }},
         self.assertEqual(r.code, 0, r)
         h2, h1 = r.metric("http.request.h2"), r.metric("http.request.h1")
         for row in (h2, h1):
+            self.assertGreater(row["count"], 0, r)
             self.assertGreaterEqual(row["p50"], 30.0, r)
-            self.assertLess(row["p50"], 45.0, r)
-        self.assertLess(abs(h2["p50"] - h1["p50"]), 5.0, r)
 
     def test_curl_cross_checks_the_target(self):
         def curl(*args):
@@ -248,7 +249,11 @@ return {{ options = {{ vus = 2, duration = "1s" }},
         self.assertEqual(refused.returncode, 35, refused)
 
     def test_a_batch_over_h2_uses_one_connection_and_over_http1_several(self):
-        with Target(delay="fixed:200") as slow:
+        # Concurrency as the server saw it, not as a clock measured it: past one request in
+        # flight, this target holds each further one 1 s longer (--capacity 1:1000), and its
+        # truth is the holds it gave. Concurrent, the five over HTTP/2 and the three over
+        # HTTP/1.1 make 4 + 2 long holds of the 10; one after the other, none would.
+        with Target(delay="fixed:200", extra=("--capacity", "1:1000")) as slow:
             r, seen = self.observe(f"""
   local urls = {{}}
   for i = 1, 5 do urls[i] = "{slow.url}/api/posts/" .. i end
@@ -265,19 +270,21 @@ return {{ options = {{ vus = 2, duration = "1s" }},
   for i, res in ipairs(h1) do out.h1[i] = summary(res) end
   report(out)
 """, options='vus = 1, duration = "100ms", http2 = true')
+            truth = slow.truth()
         self.assertEqual(r.code, 0, r)
         out = seen[0]
         # In order, and each over its protocol.
         self.assertEqual([x["url"] for x in out["h2"]], [f"{slow.url}/api/posts/{i}" for i in range(1, 6)])
         self.assertTrue(all(x["proto"] == "HTTP/2" and x["status"] in (200, 404) for x in out["h2"]), out)
         self.assertTrue(all(x["proto"] == "HTTP/1.1" for x in out["h1"]), out)
-        # Concurrent: five 200 ms requests in well under 5 x 200 ms (one stream each on one
-        # connection), three over HTTP/1.1 likewise; with parallel = 1 one after the other.
-        self.assertLess(out["h2_ms"], 600, out)
-        self.assertLess(out["h1_ms"], 600, out)
-        self.assertGreaterEqual(out["serial_ms"], 400, out)
-        # One HTTP/2 connection for the five, three HTTP/1.1 ones: the generator's descriptors.
         self.assertEqual(r.metric("http.request")["count"], 10, r)
+        self.assertEqual(truth["count"], 10, truth)
+        # Concurrent: at least six of the ten held past 1.2 s (the five over HTTP/2 on one
+        # connection, the three over HTTP/1.1 on three: all but the first of each batch), so
+        # the median (the 5th of 10) is a long hold; with parallel = 1 the last two came one
+        # after the other (at least two holds of 200 ms on Stampede's clock: a lower bound).
+        self.assertGreaterEqual(truth["p50_ms"], 1200, truth)
+        self.assertGreaterEqual(out["serial_ms"], 400, out)
 
     def test_1000_vus_over_h2_with_zero_errors(self):
         path = write_scenario(f"""

@@ -104,13 +104,14 @@ return {{ options = {{ vus = 1, iterations = 1, thresholds = {{ {thresholds} }} 
 
     def test_https_to_the_plain_target_fails_fast_as_tls(self):
         # The target answers a ClientHello with a 400 at once; it used to wait for a request
-        # line, and the client for a handshake, until the timeout.
+        # line, and the client for a handshake, until the timeout: then the reason would be
+        # "timeout", and a 5 s timeout outlasts the 3 s run (cut off, no checks at all).
         r = self.check_all("""
            local res = http.get((base:gsub("^http:", "https:")) .. "/api/posts", { timeout = "5s" })
            stampede.check("tls error", res.status == 0 and res.error_reason == "tls")
-           stampede.check("fast", res.duration < 2000)
 """)
         self.assertAllChecksPass(r)
+        self.assertRegex(r.out, r"tls error\s+100\.00%", r)
 
     def test_json_of_a_body_that_is_not_json_says_where_and_what(self):
         r = self.check_all("""

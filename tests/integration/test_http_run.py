@@ -4,7 +4,7 @@ import os
 import re
 import unittest
 
-from harness import Target, run, write_scenario, main
+from harness import NEVER_MS, Target, run, write_scenario, main
 
 
 class HttpRun(unittest.TestCase):
@@ -17,13 +17,15 @@ class HttpRun(unittest.TestCase):
         cls.target.close()
 
     def test_vus_for_a_duration_with_checks_and_custom_metrics(self):
+        # The timing threshold must pass however busy the host: NEVER_MS (harness.py).
+        self.target.reset()
         path = write_scenario(f"""
 local http = require "stampede.http"
 local stampede = require "stampede"
 return {{
   name = "Demo.Api",
   options = {{ vus = 4, duration = "2s", graceful_stop = "1s",
-    thresholds = {{ {{"http.request", p95 = 250, max = 2000}}, {{"status is 200", failed_rate = 0.01}},
+    thresholds = {{ {{"http.request", p95 = {NEVER_MS}, max = {NEVER_MS}}}, {{"status is 200", failed_rate = 0.01}},
                    {{"iteration.errors", count = 0}} }} }},
   setup = function() return {{ token = "abc", list = {{1, 2, 3}} }} end,
   run = function(vu)
@@ -44,16 +46,19 @@ return {{
         self.assertIn("Demo.Api ran for", r.out)
         req = r.metric("http.request")
         self.assertIsNotNone(req, r)
-        self.assertGreater(req["count"], 100, r)
+        # Every request counted is one the target served, and none was lost (graceful_stop):
+        # how many 4 VUs make in 2 s is the host's speed, not this test's subject.
+        self.assertGreater(req["count"], 0, r)
+        self.assertEqual(req["count"], self.target.truth()["count"], r)
         self.assertGreaterEqual(req["p50"], 2.0, r)  # the target holds each request 2 ms
-        self.assertLess(req["p50"], 10.0, r)
         it = r.metric("iteration")
         self.assertEqual(req["count"], 2 * it["count"], r)
         self.assertGreaterEqual(r.metric("custom.block")["p50"], 1.0, r)
         self.assertAlmostEqual(r.metric("custom.value")["p50"], 12.5, delta=0.05)
         self.assertEqual(r.metric("custom.count")["count"], 2 * it["count"], r)
         self.assertRegex(r.out, r"status is 200\s+100\.00%")
-        self.assertRegex(r.out, r"pass http\.request p95 <= 250")
+        self.assertRegex(r.out, r"pass http\.request p95 <= 120\.00s")
+        self.assertRegex(r.out, r"pass http\.request max <= 120\.00s")
         self.assertRegex(r.out, r"requests: \d+ sent, \d+ completed, 0 failed")
         self.assertIn("[", r.err)  # the progress line
 
@@ -212,8 +217,9 @@ return {{
       stampede.increment(count > 2400 and "vus.new_after_stall" or "vus.new_before_stall", 1)
     end
     if count == 2400 then
-      local t = os.clock()
+      local t, wall = os.clock(), stampede.now()
       while os.clock() - t < 0.5 do end
+      stampede.increment("stall.ms", math.floor(stampede.now() - wall))
     end
     http.get("{self.target.url}/")
   end,
@@ -225,10 +231,16 @@ return {{
         self.assertEqual((r.metric("iterations.dropped") or {"count": 0})["count"], 0, r)
         self.assertGreaterEqual(r.metric("iteration.lag")["max"], 400, r)
         self.assertGreater(r.metric("vus.new_before_stall")["count"], 0, r)
-        # 64 plus one per 4 ms for the ~0.5 s the backlog could take to clear is 189: the
-        # budget's own ceiling, far below what one VU per late arrival makes.
+        # One VU per late arrival makes about as many as the stall's arrivals: 2 a millisecond
+        # of it (its wall time, as this run measured it: more on a busy host). The budget makes
+        # 64, plus one per 4 ms while the backlog does not shrink, however long the host takes
+        # to clear it: here 64-112 (release and ASan builds) for ~1,000 late arrivals. Half the
+        # late arrivals is far from both; the budget's exact pace is the simulated clock's
+        # (OpenModel.AfterAStallTheLateArrivalsStartAndThePoolGrowsOnlyByTheBudget).
         new_after = (r.metric("vus.new_after_stall") or {"count": 0})["count"]
-        self.assertLess(new_after, 190, r)
+        late_arrivals = 2 * r.metric("stall.ms")["count"]
+        self.assertGreaterEqual(late_arrivals, 1000, r)
+        self.assertLess(new_after, late_arrivals / 2, r)
 
     def test_cli_overrides_the_scenario_load(self):
         path = write_scenario(f"""
@@ -254,7 +266,9 @@ return {{ options = {{ stages = {{ {{"1s", 6}}, {{"1s", 6}}, {{"1s", 0}} }} }},
         m = re.search(r"^vus\s+max (\d+)", r.out, re.M)
         self.assertIsNotNone(m, r)
         self.assertEqual(int(m.group(1)), 6, r)
-        self.assertRegex(r.out, r"ran for 3\.\ds")
+        # It ran its three stages; how long after their end the last VU stopped is the host's
+        # speed (the closed model's exact timings: tests/unit/engine/closed_model_test.cpp).
+        self.assertGreaterEqual(float(re.search(r"ran for ([0-9.]+)s", r.out).group(1)), 3.0, r)
 
     def test_on_a_ramp_down_each_vu_gets_its_own_graceful_stop(self):
         # 4 VUs ramp down to 0 over 3 s (one retired every 0.75 s) with graceful_stop 1s;
@@ -271,9 +285,11 @@ return { options = { stages = { {"1s", 4}, {"3s", 0} }, graceful_stop = "1s" },
         self.assertEqual(r.code, 0, r)
         ticks = sorted(r.metric(f"ticks.{i}")["count"] for i in range(1, 5))
         # With the rule: the newest VU ticks from ~1.0 s to ~2.75 s (~35), the oldest from
-        # ~0.25 s to ~5 s (~95). With one shared deadline the newest ticked until ~5 s (~80).
-        self.assertLess(ticks[0], 55, r)
-        self.assertGreater(ticks[-1], 75, r)
+        # ~0.25 s to ~5 s (~95), 0.37 of it. With one shared deadline the newest ticked until
+        # ~5 s (~80), 0.84 of it. Each VU is measured by the other on the same loop, so a slow
+        # host moves both counts alike; the exact deadlines are the simulated clock's
+        # (ClosedModel.ARampDownRetiresTheNewestFirstEachWithItsOwnGracefulStop).
+        self.assertLess(ticks[0], ticks[-1] / 2, r)
 
     def test_scenarios_require_their_own_modules(self):
         d = os.path.dirname(write_scenario("return { greet = function(n) return 'hi ' .. n end }", "helpers.lua"))

@@ -1,4 +1,5 @@
 """Ctrl-C never loses what was measured: the summary and verdicts are still printed."""
+import re
 import unittest
 
 from harness import Target, run, write_scenario, main
@@ -13,6 +14,9 @@ class Interrupt(unittest.TestCase):
     def tearDownClass(cls):
         cls.target.close()
 
+    def ran_for(self, r):
+        return float(re.search(r"ran for ([0-9.]+)s", r.out).group(1))
+
     def scenario(self, graceful):
         return write_scenario(f"""
 local http = require "stampede.http"
@@ -25,7 +29,7 @@ return {{ options = {{ vus = 5, duration = "1m", graceful_stop = "{graceful}",
         r = run(["run", self.scenario("5s")], input_signal_after=1.5, timeout=30)
         self.assertEqual(r.code, 0, r)
         self.assertIn("interrupted", r.err)
-        self.assertRegex(r.out, r"ran for [0-2]\.\ds")  # at the interrupt, not after 1m
+        self.assertLess(self.ran_for(r), 60, r)  # at the interrupt, not after its 1m
         self.assertRegex(r.out, r"requests: (\d+) sent, \1 completed, 0 failed, 0 in flight")
         self.assertRegex(r.out, r"pass http\.request p95")
 
@@ -42,7 +46,9 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
             slow.close()
         self.assertEqual(r.code, 0, r)
         self.assertIn("interrupted again", r.err)
-        self.assertRegex(r.out, r"ran for [0-2]\.\ds")  # at the interrupt, not after 1m
+        self.assertLess(self.ran_for(r), 60, r)  # at the interrupt, not after its 1m
+        # At once, not when the 3 s requests ended within the 30 s graceful stop: they were
+        # still in flight.
         self.assertRegex(r.out, r"3 in flight at the end")
 
     def test_first_ctrl_c_without_a_graceful_stop_says_running_iterations_are_cut_off(self):
@@ -64,7 +70,7 @@ return {{ options = {{ vus = 1, duration = "1s", thresholds = {{ {{"http.request
         r = run(["run", path], input_signal_after=2.5, timeout=20)
         self.assertEqual(r.code, 0, r)
         self.assertIn("teardown() interrupted", r.err)
-        self.assertRegex(r.out, r"ran for 1\.\ds")
+        self.assertGreaterEqual(self.ran_for(r), 1.0, r)  # the load's second; teardown() is not in it
         self.assertRegex(r.out, r"pass http\.request p95")
 
     def test_second_ctrl_c_skips_teardown(self):

@@ -456,11 +456,13 @@ class MisbehavingLiveView(unittest.TestCase):
         return r
 
     def test_a_join_reply_that_never_comes_times_out(self):
-        r = self.run_against(FakeLiveViewServer(lambda conn, frames: [time.sleep(3) for _ in frames]), """
+        # The server reads the join, answers nothing and closes the socket 3 s later: a join
+        # that waited past its 300 ms (for the 10 s default) would fail "closed" then.
+        r = self.run_against(FakeLiveViewServer(lambda conn, frames: (next(frames, None), time.sleep(3))), """
   local t0 = stampede.now()
   local ok, err = pcall(live.connect, BASE .. "/page", opts({ timeout = 300 }))
   stampede.check("timeout", not ok and err.kind == "timeout")
-  stampede.check("in time", stampede.now() - t0 < 2000)
+  stampede.check("not before its timeout", stampede.now() - t0 >= 300)
   stampede.check("says which join", err.message:find("join the LiveView at " .. BASE .. "/page", 1, true) ~= nil)
 """)
         assert_checks_pass(self, r)
@@ -535,10 +537,10 @@ class MisbehavingLiveView(unittest.TestCase):
             time.sleep(0.5)
         r = self.run_against(FakeLiveViewServer(answer_join(then=crash_on_event)), """
   local view = live.connect(BASE .. "/page", OPTS)
-  local t0 = stampede.now()
   local ok, err = pcall(view.click, view, "boom", {})
+  -- At once: a click that waited for its reply would end at the server's close (0.5 s later)
+  -- as "closed", or at its timeout as "timeout".
   stampede.check("view_crashed", not ok and err.kind == "view_crashed")
-  stampede.check("at once", stampede.now() - t0 < 2000)
   ok, err = pcall(view.click, view, "again", {})
   stampede.check("then closed", not ok and err.kind == "closed")
 """, options='vus = 1, duration = "50ms", graceful_stop = "10s"')

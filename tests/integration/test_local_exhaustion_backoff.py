@@ -1,6 +1,10 @@
 """A VU whose iteration fails because the generator ran out of file descriptors backs off
 (10 ms doubling to 1 s) instead of failing again at once: the run ends normally, says what
-ran out and what to do, and neither the error count nor the CPU time explodes.
+ran out and what to do, and the error count does not explode (the backoff's timers bound it,
+however fast or slow the host). What the backoff saves in CPU time, and how late the open
+model's arrivals start meanwhile, are bench/exhaustion-backoff's (a host's speed is no test
+verdict); that no arrival waits for a resting VU is the simulated clock's
+(OpenModel.AVuOutOfALocalResourceSitsOutItsBackoffWhileArrivalsGoOn).
 docs/design/016-backoff-when-the-generator-runs-out.md"""
 import resource
 import subprocess
@@ -73,8 +77,6 @@ class LocalExhaustionBackoff(unittest.TestCase):
         tight_bound = VUS * DURATION_S * 1000 // 10
         self.assertLess(errors, tight_bound, report)
         self.assertLess(errors, VUS * 20, report)
-        # Mostly asleep: well under the 3 s of CPU a tight retry loop burns on its thread.
-        self.assertLess(cpu, 0.4 * DURATION_S, report)
 
     def test_websocket_connects_back_off_too(self):
         with Target() as target:
@@ -93,10 +95,7 @@ return {{ options = {{ vus = {VUS}, duration = "{DURATION_S}s" }},
         self.assertIn("too many open files", p.stdout, report)
         errors = count_of(p.stdout, "ws.connect.errors")
         self.assertGreater(errors, 0, report)
-        self.assertLess(errors, VUS * 20, report)
-        # Measured: 0.16-0.18 s release, 0.67-0.79 s ASan, once 1.39 s ASan under ctest -j2;
-        # a binary without the backoff 3.2 s (and ~25,000 errors). The bound sits between.
-        self.assertLess(cpu, 0.6 * DURATION_S, report)
+        self.assertLess(errors, VUS * 20, report)  # without the backoff: ~25,000
 
     def test_open_model_keeps_the_schedule_and_rests_the_vu_instead(self):
         rate = 1000
@@ -107,18 +106,13 @@ return {{ options = {{ vus = {VUS}, duration = "{DURATION_S}s" }},
         report = f"cpu {cpu:.2f}s\n--- stdout\n{p.stdout}\n--- stderr\n{p.stderr[-3000:]}"
         self.assertEqual(p.returncode, 0, report)
         self.assertIn("too many open files", p.stdout, report)
-        # Arrivals are never delayed by the backoff: they start on time (small lag) on another
-        # VU, or are counted as dropped when every VU is busy or resting.
-        self.assertGreater(count_of(p.stdout, "iterations.dropped"), 0, report)
-        # p90, not p99: only arrivals that found a free VU record a lag (a few hundred), so one
-        # host stall of ~90 ms makes the p99; a backoff that delayed arrivals would move most.
-        self.assertLess(row(p.stdout, "iteration.lag")["p90"], 50.0, report)  # ms
+        # Arrivals are never delayed by the backoff: they start on another VU, or are counted
+        # as dropped when every VU is busy or resting (none is counted twice: those running at
+        # the end are cut off, in neither).
+        dropped = count_of(p.stdout, "iterations.dropped")
+        self.assertGreater(dropped, 0, report)
+        self.assertLessEqual(count_of(p.stdout, "iterations") + dropped, rate * DURATION_S, report)
         self.assertLess(count_of(p.stdout, "iteration.errors"), rate * DURATION_S, report)
-        # Arrivals pace this model, so even without the backoff it is no tight loop: the bound
-        # only catches a runaway. It is looser than the closed model's: at 1,000 arrivals/s the
-        # early wake (design 017) spends up to a tenth of a core waiting on the clock, and
-        # sanitizer builds run everything else several times slower.
-        self.assertLess(cpu, 0.6 * DURATION_S, report)
 
 
 if __name__ == "__main__":

@@ -72,16 +72,14 @@ def metric(dump, name):
 
 
 def signal_once_served(p, target, count, send, limit=30):
-    """Sends the signal once the target has served `count` requests, and returns when it
-    did: a fixed delay would also count mpirun's start-up, which a sanitizer build on a busy
-    machine stretches past a second (CI's ASan run measured 40 requests in 2.5 s at 40/s)."""
+    """Sends the signal once the target has served `count` requests: a fixed delay would
+    also count mpirun's start-up, which a sanitizer build on a busy machine stretches past a
+    second (CI's ASan run measured 40 requests in 2.5 s at 40/s)."""
     deadline = time.monotonic() + limit
     while p.poll() is None and time.monotonic() < deadline and target.truth()["count"] < count:
         time.sleep(0.05)
-    signalled = time.monotonic()
     if p.poll() is None:
         send()
-    return signalled
 
 
 @unittest.skipIf(MPIRUN is None, NO_MPIRUN)
@@ -232,9 +230,9 @@ class DistributedRun(unittest.TestCase):
         self.assertEqual(doc["verdict"], "incomplete")
         self.assertIn("the process ended before it could write the end of the run", doc["reason"])
         results = doc["results"][0]
-        # Killed within a second of seeing HELD seconds on disk: no later second was merged
-        # without being written (the file is rewritten within a second of each merged one).
-        self.assertIn(len(results["timeline"]), (held, held + 1))
+        # What was on disk before the kill is still there, whole, and adds up (how many more
+        # seconds rank 0 merged and wrote before the kill landed is the host's speed).
+        self.assertGreaterEqual(len(results["timeline"]), held)
         self.assertEqual(results["metrics"]["iterations"]["count"], sum(s["iterations"] for s in results["timeline"]))
 
     def test_nodes_exits_3_for_a_lost_rank_whether_it_died_or_stalled(self):
@@ -267,14 +265,13 @@ class DistributedRun(unittest.TestCase):
         self.assertEqual(results["metrics"]["http.request"]["count"], truth["count"])
 
 
-    def interrupted_run_kept_everything(self, code, out, err, out_json, truth, signalled, stopped, private_tmp):
+    def interrupted_run_kept_everything(self, code, out, err, out_json, truth, private_tmp):
         """What a run stopped early in its 20 s (once the target had served 40 requests) must
         have printed and written: the verdicts (exit 0), the interrupt, the summary, and the
         merged results of both ranks, counting what the target served; and rank 1 took its
         private scenario copy away."""
         self.assertEqual(code, 0, f"{out}\n{err}")
         self.assertIn("interrupted", err)
-        self.assertLess(stopped - signalled, 10, "the run was not stopped at the signal")
         self.assertRegex(out, r"http\.request\s+\d+", out)
         self.assertRegex(out, r"pass http\.request p95", out)
         results = load(out_json)["results"][0]
@@ -282,6 +279,8 @@ class DistributedRun(unittest.TestCase):
         self.assertGreaterEqual(results["interrupts"], 1)
         counted = results["metrics"]["http.request"]["count"]
         self.assertGreaterEqual(counted, 40, "the first seconds were measured")
+        # Stopped at the signal: before its 20 s and its 800 arrivals (the results' own figures).
+        self.assertLess(results["duration_ms"], 20000, "the run was not stopped at the signal")
         self.assertLess(results["metrics"]["iteration"]["count"], 40 * 20, "the run stopped early")
         # graceful_stop lets what was in flight finish, so nothing the target served is lost;
         # at 40/s and 1 ms a request each, at most one per rank could be in flight.
@@ -311,11 +310,10 @@ class DistributedRun(unittest.TestCase):
             cmd += ["-np", "1", "-wdir", self.dir, *args, ":", "-np", "1", "-wdir", elsewhere, *args]
             env = dict(mpi_env(), TMPDIR=private_tmp)
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-            signalled = signal_once_served(p, target, 40, lambda: p.send_signal(signal.SIGUSR1))
+            signal_once_served(p, target, 40, lambda: p.send_signal(signal.SIGUSR1))
             code, out, err = finish(p, timeout=40)
-            stopped = time.monotonic()
             truth = target.truth()
-        self.interrupted_run_kept_everything(code, out, err, out_json, truth, signalled, stopped, private_tmp)
+        self.interrupted_run_kept_everything(code, out, err, out_json, truth, private_tmp)
 
     def test_ctrl_c_to_nodes_stops_every_rank_and_keeps_the_results(self):
         # A terminal's Ctrl-C goes to the foreground process group: here that of `stampede
@@ -329,11 +327,10 @@ class DistributedRun(unittest.TestCase):
                                   "--procs-per-node", "2", "--out", out_json],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env=dict(mpi_env(), TMPDIR=private_tmp), start_new_session=True)
-            signalled = signal_once_served(p, target, 40, lambda: os.killpg(p.pid, signal.SIGINT))
+            signal_once_served(p, target, 40, lambda: os.killpg(p.pid, signal.SIGINT))
             code, out, err = finish(p, timeout=40)
-            stopped = time.monotonic()
             truth = target.truth()
-        self.interrupted_run_kept_everything(code, out, err, out_json, truth, signalled, stopped, private_tmp)
+        self.interrupted_run_kept_everything(code, out, err, out_json, truth, private_tmp)
 
 
 if __name__ == "__main__":

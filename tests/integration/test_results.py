@@ -3,6 +3,7 @@
 official Prometheus Python client's parser), and `stampede compare`. Files are written however the run ends, and a
 path that cannot be written never loses the summary."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -101,7 +102,8 @@ return {{ name = {json.dumps(name)},
         self.assertEqual(result["options"]["stages"], [{"duration_ms": 2000, "target": 2}])
         self.assertEqual(result["options"]["graceful_stop_ms"], 1000)
         self.assertEqual([t["metric"] for t in result["options"]["thresholds"]], ["http.request", "status is 200"])
-        self.assertAlmostEqual(result["duration_ms"], 2000, delta=300)
+        # The whole plan ran; how long after it the last VU stopped is the host's speed.
+        self.assertGreaterEqual(result["duration_ms"], 2000)
 
         # The same figures as the summary on stdout.
         request = result["metrics"]["http.request"]
@@ -118,7 +120,8 @@ return {{ name = {json.dumps(name)},
         # The timeline covers every second, and adds up to the summary.
         timeline = result["timeline"]
         self.assertEqual([s["second"] for s in timeline], list(range(len(timeline))))
-        self.assertIn(len(timeline), (2, 3))  # 2 s, and maybe a sliver of a third
+        # Every second the run lasted, the last maybe a sliver: as many as its own duration says.
+        self.assertEqual(len(timeline), math.ceil(result["duration_ms"] / 1000), result["duration_ms"])
         self.assertEqual(sum(s["metrics"].get("http.request", {}).get("count", 0) for s in timeline), request["count"])
         self.assertEqual(sum(s["iterations"] for s in timeline), result["metrics"]["iterations"]["count"])
         self.assertEqual(sum(s["errors"] for s in timeline), 2)
@@ -222,9 +225,8 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
         out, html = self.path("r.json"), self.path("r.html")
         p = subprocess.Popen([BIN, "run", self.scenario(duration="1m"), "--out", out, "--html", html, "-q"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        started = time.monotonic()
         try:
-            deadline = started + 30
+            deadline = time.monotonic() + 30
             seconds = 0
             while time.monotonic() < deadline and seconds < 3:
                 time.sleep(0.1)
@@ -232,7 +234,6 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
                     seconds = len(load(out)["results"][0]["timeline"])
                 except (OSError, ValueError, KeyError, IndexError):
                     pass  # not written yet; a half-written file is what this test would catch below
-            killed_at = time.monotonic() - started
         finally:
             p.kill()
             p.wait()
@@ -245,9 +246,9 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
         self.assertEqual(doc["verdict"], "incomplete")
         self.assertIn("the process ended before it could write the end of the run", doc["reason"])
         [result] = doc["results"]
-        # Up to the last complete second: written within a second of each merged second.
-        self.assertGreaterEqual(len(result["timeline"]), 3)
-        self.assertGreaterEqual(len(result["timeline"]), int(killed_at) - 2, killed_at)
+        # Up to the last complete second: at least what was on disk before the kill (how many
+        # more the process merged and wrote before the kill landed is the host's speed).
+        self.assertGreaterEqual(len(result["timeline"]), seconds)
         self.assertEqual(result["window"]["end_ms"], 1000 * len(result["timeline"]))
         self.assertEqual(result["metrics"]["iterations"]["count"], sum(s["iterations"] for s in result["timeline"]))
         with open(html) as f:
@@ -327,6 +328,10 @@ return {{ options = {{ vus = 2, duration = "1s",
 
 
 class Prometheus(unittest.TestCase):
+    """`--prometheus ADDRESS` is told its port: the run prints no address it listens on, so a
+    port 0 could not be found. These tests take one with harness.free_port() (racy: another
+    process may take it first) until the run says where it serves."""
+
     @classmethod
     def setUpClass(cls):
         cls.target = Target(delay="fixed:5")
@@ -347,42 +352,57 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
            if vu.iteration == 0 then error({json.dumps(NASTY_ERROR)}) end
          end }}
 """)
-        scraped = {}
+        scraped, done = {}, threading.Event()
 
         def scrape_during_run():
-            time.sleep(2.5)
-            try:
-                scraped["families"] = scrape(f"http://127.0.0.1:{port}/metrics")
-            except AssertionError as e:
-                scraped["error"] = str(e)
+            # Until a merged second holds every VU's first iteration (each raised once): a
+            # fixed delay raced the process's start-up, which a busy sanitizer build stretches.
+            while not done.is_set() and "families" not in scraped:
+                time.sleep(0.25)
+                try:
+                    families = scrape(f"http://127.0.0.1:{port}/metrics")
+                except AssertionError as e:
+                    scraped["error"] = str(e)  # not listening yet
+                    continue
+                errors = families.get("stampede_iteration_errors_by_reason", {"samples": []})
+                if sum(s["value"] for s in samples(errors)) >= 4:
+                    scraped["families"] = families
 
         scraper = threading.Thread(target=scrape_during_run)
         scraper.start()
-        r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
-        scraper.join()
+        try:
+            r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
+        finally:
+            done.set()
+            scraper.join()
         self.assertEqual(r.code, 0, r)
-        self.assertNotIn("error", scraped, scraped.get("error"))
+        self.assertIn("families", scraped, f"no scrape during the run saw its first second: {scraped.get('error')}")
         families = scraped["families"]
+        elapsed = families["stampede_elapsed_seconds"]["samples"][0]["value"]
 
         timing = families["stampede_http_request_seconds"]
         self.assertEqual(timing["type"], "summary")
         quantiles = {s["labels"]["quantile"]: s["value"] for s in samples(timing, "stampede_http_request_seconds")}
         self.assertEqual(set(quantiles), {"0.5", "0.9", "0.95", "0.99"})
         self.assertTrue(all(s["labels"]["scenario"] == NASTY_NAME for s in timing["samples"]))
-        # In seconds: the target holds each request 5 ms, so p95 reads 0.005 and some (a busy
-        # sanitizer build adds milliseconds), never 5 (ms) or 5000 (µs).
+        # In seconds: the target holds each request 5 ms, so p95 reads 0.005 and more (a busy
+        # host adds to it), never 5 (ms) or 5000 (µs): no request it timed took longer than the
+        # run had lasted when scraped (a figure of the same exposition, not the test's clock).
         self.assertGreaterEqual(quantiles["0.95"], 0.004, quantiles)
-        self.assertLess(quantiles["0.95"], 0.05, quantiles)
+        self.assertLessEqual(quantiles["0.99"], elapsed, (quantiles, elapsed))
         self.assertTrue(quantiles["0.5"] <= quantiles["0.9"] <= quantiles["0.95"] <= quantiles["0.99"], quantiles)
         [count] = samples(timing, "stampede_http_request_seconds_count")
         [total] = samples(timing, "stampede_http_request_seconds_sum")
-        self.assertGreater(count["value"], 100)
-        self.assertAlmostEqual(total["value"] / count["value"], 0.005, delta=0.004)
+        self.assertGreater(count["value"], 0)
+        self.assertGreaterEqual(total["value"] / count["value"], 0.004)
+        self.assertLessEqual(total["value"] / count["value"], elapsed)
 
         self.assertEqual(families["stampede_vus"]["type"], "gauge")
         self.assertEqual(families["stampede_vus"]["samples"][0]["value"], 4)
         self.assertEqual(families["stampede_iterations"]["type"], "counter")
-        self.assertGreater(samples(families["stampede_iterations"], "stampede_iterations_total")[0]["value"], 100)
+        # One request an iteration, both counted in the same merged seconds.
+        self.assertEqual(samples(families["stampede_iterations"], "stampede_iterations_total")[0]["value"],
+                         count["value"])
         errors = samples(families["stampede_iteration_errors_by_reason"])
         self.assertEqual(len(errors), 1)
         self.assertIn(NASTY_ERROR, errors[0]["labels"]["reason"])
@@ -390,8 +410,8 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
         checks = families["stampede_checks"]
         self.assertEqual(samples(checks, check="status is 200", result="fail")[0]["value"], 0)
         self.assertGreater(samples(checks, check="status is 200", result="pass")[0]["value"], 0)
-        elapsed = families["stampede_elapsed_seconds"]["samples"][0]["value"]
-        self.assertTrue(1 <= elapsed <= 4, elapsed)  # scraped mid-run
+        ran_for = float(re.search(r"ran for ([0-9.]+)s", r.out).group(1))
+        self.assertTrue(0 < elapsed <= ran_for + 0.05, (elapsed, ran_for))  # scraped mid-run ("ran for" is rounded)
         self.assertIn("stampede_generator_cpu_cores", families)
         self.assertGreater(families["stampede_requests_sent"]["samples"][0]["value"], 0)
 

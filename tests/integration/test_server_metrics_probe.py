@@ -85,12 +85,13 @@ class SamplerAgainstTheProbe(unittest.TestCase):
 local http = require "stampede.http"
 return {{
   name = "load beside a probed BEAM",
-  options = {{ vus = 4, duration = "5s", thresholds = {{ {{"http.request", p95 = 500}},
+  options = {{ vus = 4, duration = "5s", graceful_stop = "5s", thresholds = {{ {{"http.request", p95 = 500}},
     {{"server.erlang_vm_memory_bytes{{kind=\\"total\\"}}", max = 1e12}},
     {{"server.erlang_vm_processes", max = 10}} }} }},
   run = function() http.get("{target.url}/api/posts") end,
 }}""", directory=self.build, name="probed.lua")
             r = run(["run", scenario, "--server-metrics", self.url, "--out", out], timeout=90)
+            served = target.truth()["count"]
         # The process count threshold (a BEAM runs far more than 10 processes) fails: exit 1.
         self.assertEqual(r.code, 1, r)
         self.assertRegex(r.out, r"fail server\.erlang_vm_processes max <= 10 \(\d", r)
@@ -98,7 +99,10 @@ return {{
         with open(out) as f:
             result = json.load(f)["results"][0]
         self.assertEqual(result["metrics"]["server.scrape.errors"]["count"], 0, result["metrics"]["server.scrape.errors"])
-        self.assertGreater(result["metrics"]["http.request"]["count"], 100)
+        # A real load beside it: every request the target served, counted (how many 4 VUs make
+        # in 5 s is the host's speed).
+        self.assertGreater(result["metrics"]["http.request"]["count"], 0)
+        self.assertEqual(result["metrics"]["http.request"]["count"], served)
         whole = [e for e in result["timeline"] if e["second"] < 5]
         self.assertEqual([e["second"] for e in whole], list(range(5)))
         for entry in whole:
@@ -110,11 +114,13 @@ return {{
             self.assertIn("server.erlang_vm_run_queues_length", m, second)
             utilization = m['server.erlang_vm_schedulers_utilization_ratio{type="normal"}']["last"]
             self.assertTrue(0 <= utilization <= 1, (second, utilization))
-        # Rates and histograms need two scrapes: from the first whole second on.
+        # Rates and histograms need two scrapes: from the first whole second on. The BEAM sends
+        # an endpoint event every ~5 ms; how many a busy host lets it send in a second is not
+        # this test's subject: that the histogram moved every second is.
         for entry in whole[1:]:
             m = entry["metrics"]
             self.assertGreater(m["server.erlang_vm_reductions_total"]["last"], 0, entry["second"])
-            self.assertGreater(m["server.phoenix_endpoint_duration_seconds"]["count"], 20, entry["second"])
+            self.assertGreater(m["server.phoenix_endpoint_duration_seconds"]["count"], 0, entry["second"])
 
     def test_the_probes_series_every_second_and_thresholds_on_them(self):
         out = os.path.join(self.build, "server.json")
@@ -140,10 +146,11 @@ return {{
             self.assertTrue(0 <= utilization <= 1, (second, utilization))
             self.assertGreater(m["server.erlang_vm_reductions_total"]["last"], 0, second)  # a rate per second
             # Every ~5 ms an endpoint event of 1..40 ms: a duration histogram, in ms, per
-            # second; the family as a whole and its one label set.
+            # second; the family as a whole and its one label set. (How many events a busy host
+            # lets the BEAM send a second is not this test's subject.)
             endpoint = m["server.phoenix_endpoint_duration_seconds"]
             self.assertEqual(endpoint["kind"], "timing")
-            self.assertGreater(endpoint["count"], 20, second)
+            self.assertGreater(endpoint["count"], 0, second)
             self.assertTrue(1 <= endpoint["p50_ms"] <= 41, endpoint)
             self.assertIn('server.phoenix_endpoint_duration_seconds{method="GET",status="200"}', m)
             self.assertIn("server.phoenix_live_view_handle_event_duration_seconds", m)

@@ -186,15 +186,17 @@ class EndpointsThatMisbehave(unittest.TestCase):
         with Target() as target:
             path = scenario(target.url, thresholds=thresholds)
             r = run(["run", path, "--server-metrics", url], timeout=60)
-        # The run's end is the load's: a scrape in flight is abandoned, never waited for.
-        self.assertIn(f"ran for {DURATION}.0s", r.out, r)
+        # The run's end is the load's: a scrape in flight is abandoned, never waited for (on
+        # the simulated clock, to the nanosecond: PollerTest.StopDeliversTheSecondsDueAndThePartialOne;
+        # here, how soon after its end a busy host let the run stop is no verdict).
+        self.assertGreaterEqual(float(re.search(r"ran for ([0-9.]+)s", r.out).group(1)), DURATION, r)
         # Nor does the progress line wait for it (stderr is a pipe: a line a second): every
-        # whole second before the end had its line.
-        clocks = re.findall(r"^\[\s*(\d+)s / ", r.err, re.M)
+        # whole second before the end had its line, and the load went on in each of them.
+        rates = {int(second): float(rate) for second, rate in
+                 re.findall(r"^\[\s*(\d+)s / \d+s\] vus \d+\s+it/s ([0-9.]+)", r.err, re.M)}
         for second in range(1, DURATION):
-            self.assertIn(str(second), clocks, r.err)
-        # The load itself went on: requests were sent every second.
-        self.assertGreater(r.metric("http.request")["count"], 50, r)
+            self.assertIn(second, rates, r.err)
+            self.assertGreater(rates[second], 0, r.err)
         return r
 
     def test_a_refused_endpoint(self):

@@ -4,29 +4,34 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import time
 import unittest
 
-from harness import BIN, free_port, main, run, write_scenario, temp_dir
+from harness import BIN, listening_process, main, run, write_scenario, temp_dir
+
+# The parent takes the port (port 0: the kernel's choice) before it forks, and says which.
+SHARING = r"processes sharing 127\.0\.0\.1:(\d+)"
+
+
+def wait_until_accepting(testcase, port, deadline):
+    """The parent prints the port as it forks; a child listens a moment later."""
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            testcase.assertLess(time.time(), deadline, "no target process listened")
+            time.sleep(0.05)
 
 
 class TargetProcesses(unittest.TestCase):
     def test_processes_share_the_port_and_the_merged_truth_is_exact(self):
-        port = free_port()
         truth_path = os.path.join(temp_dir(prefix="stampede-procs-"), "truth.json")
-        target = subprocess.Popen([BIN, "target", "--procs", "3", "--listen", f"127.0.0.1:{port}",
-                                   "--truth-out", truth_path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True)
+        target, port, err_path = listening_process(
+            [BIN, "target", "--procs", "3", "--listen", "127.0.0.1:0", "--truth-out", truth_path], SHARING,
+            "stampede-procs-")
         try:
-            deadline = time.time() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    self.assertLess(time.time(), deadline, "target did not start")
-                    time.sleep(0.05)
+            wait_until_accepting(self, port, time.time() + 10)
             # 12 VUs, a connection each: the kernel spreads connections over the processes.
             path = write_scenario(f"""
 local http = require "stampede.http"
@@ -37,7 +42,10 @@ return {{ options = {{ vus = 12, duration = "1s", graceful_stop = "5s" }},
             self.assertEqual(r.code, 0, r)
         finally:
             target.send_signal(signal.SIGTERM)
-            _, err = target.communicate(timeout=20)
+            target.wait(timeout=20)
+            with open(err_path) as f:
+                err = f.read()
+            os.unlink(err_path)
         self.assertEqual(target.returncode, 0, err)
         with open(truth_path) as f:
             truth = json.load(f)
