@@ -1,8 +1,9 @@
 # The Lua halves of the scenario modules (stampede, stampede.http, stampede.error,
 # stampede.websocket, stampede.channels, stampede.liveview, stampede.sse, stampede.graphql_ws,
-# stampede.socketio), kept as real Lua files in
-# src/scenario/lua/ so they can be read, syntax-checked and tested as Lua, and embedded into
-# the binary at build time by cmake/EmbedFiles.cmake (as the templates are: docs/design/009).
+# stampede.socketio, and stream_client.lua, which the streaming clients' halves share), kept as
+# real Lua files in src/scenario/lua/ so they can be read, syntax-checked and tested as Lua, and
+# embedded into the binary at build time by cmake/EmbedFiles.cmake (as the templates are:
+# docs/design/009).
 set(STAMPEDE_SCENARIO_LUA
   stampede_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/stampede.lua
   http_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/http.lua
@@ -12,7 +13,8 @@ set(STAMPEDE_SCENARIO_LUA
   liveview_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/liveview.lua
   sse_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/sse.lua
   graphql_ws_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/graphql_ws.lua
-  socketio_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/socketio.lua)
+  socketio_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/socketio.lua
+  stream_client_lua=${CMAKE_SOURCE_DIR}/src/scenario/lua/stream_client.lua)
 
 include(${CMAKE_CURRENT_LIST_DIR}/EmbedFilesRule.cmake)
 

@@ -11,35 +11,36 @@
 namespace stampede::scenario {
 
 void register_modules(lua_State* L, ScenarioRuntime* /*runtime: reached through runtime_of*/) {
+  const luaL_Reg modules[] = {{"stampede", open_stampede_module},
+                              {"stampede.http", open_http_module},
+                              {"stampede.json", open_json_module},
+                              {"stampede.error", open_error_module},
+                              {"stampede.websocket", open_websocket_module},
+                              {"stampede.channels", open_channels_module},
+                              {"stampede.liveview", open_liveview_module},
+                              {"stampede.sse", open_sse_module},
+                              {"stampede.graphql_ws", open_graphql_ws_module},
+                              {"stampede.socketio", open_socketio_module}};
   lua_getglobal(L, "package");
   lua_getfield(L, -1, "preload");
-  lua_pushcfunction(L, open_stampede_module);
-  lua_setfield(L, -2, "stampede");
-  lua_pushcfunction(L, open_http_module);
-  lua_setfield(L, -2, "stampede.http");
-  lua_pushcfunction(L, open_json_module);
-  lua_setfield(L, -2, "stampede.json");
-  lua_pushcfunction(L, open_error_module);
-  lua_setfield(L, -2, "stampede.error");
-  lua_pushcfunction(L, open_websocket_module);
-  lua_setfield(L, -2, "stampede.websocket");
-  lua_pushcfunction(L, open_channels_module);
-  lua_setfield(L, -2, "stampede.channels");
-  lua_pushcfunction(L, open_liveview_module);
-  lua_setfield(L, -2, "stampede.liveview");
-  lua_pushcfunction(L, open_sse_module);
-  lua_setfield(L, -2, "stampede.sse");
-  lua_pushcfunction(L, open_graphql_ws_module);
-  lua_setfield(L, -2, "stampede.graphql_ws");
-  lua_pushcfunction(L, open_socketio_module);
-  lua_setfield(L, -2, "stampede.socketio");
+  for (const luaL_Reg& module : modules) {
+    lua_pushcfunction(L, module.func);
+    lua_setfield(L, -2, module.name);
+  }
   lua_pop(L, 2);
 }
 
-void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name) {
+void run_module_lua(lua_State* L, std::string_view source, const char* chunk_name, int nargs) {
   if (luaL_loadbuffer(L, source.data(), source.size(), chunk_name) != 0) lua_error(L);
-  lua_insert(L, -2);  // chunk below its argument
-  lua_call(L, 1, 1);
+  lua_insert(L, -1 - nargs);  // the chunk below its arguments
+  lua_call(L, nargs, 1);
+}
+
+int open_module(lua_State* L, const luaL_Reg* functions, std::string_view source, const char* chunk_name) {
+  lua_newtable(L);
+  luaL_register(L, nullptr, functions);
+  run_module_lua(L, source, chunk_name);
+  return 1;
 }
 
 Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
@@ -53,6 +54,27 @@ Nanos duration_arg(lua_State* L, int index, const char* fn, Nanos fallback) {
   auto d = proto::parse_duration(luaL_checkstring(L, index), &error);
   if (!d) luaL_error(L, "%s: %s", fn, error.c_str());
   return *d;
+}
+
+void set_string(lua_State* L, const char* field, const std::string& value) {
+  lua_pushlstring(L, value.data(), value.size());
+  lua_setfield(L, -2, field);
+}
+
+Nanos duration_field(lua_State* L, int index, const char* field, const char* what, Nanos fallback) {
+  if (!lua_istable(L, index)) return fallback;
+  lua_getfield(L, index, field);
+  const Nanos d = duration_arg(L, lua_gettop(L), what, fallback);
+  lua_pop(L, 1);
+  return d;
+}
+
+std::size_t count_field(lua_State* L, int index, const char* field, std::size_t fallback) {
+  if (!lua_istable(L, index)) return fallback;
+  lua_getfield(L, index, field);
+  const std::size_t n = lua_type(L, -1) == LUA_TNUMBER ? static_cast<std::size_t>(lua_tonumber(L, -1)) : fallback;
+  lua_pop(L, 1);
+  return n;
 }
 
 std::vector<std::pair<std::string, std::string>> pairs_arg(lua_State* L, int index, const char* fn, const char* what) {
@@ -126,12 +148,16 @@ std::vector<boost::asio::ip::address> local_addresses_arg(lua_State* L, int inde
   return {};
 }
 
-int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result) {
+int push_connect_failure(lua_State* co, const std::string& message, const std::string& reason, int status) {
   lua_pushnil(co);
   lua_pushlstring(co, message.data(), message.size());
-  lua_pushstring(co, result.error_reason.c_str());
-  lua_pushinteger(co, result.status);
+  lua_pushlstring(co, reason.data(), reason.size());
+  lua_pushinteger(co, status);
   return 4;
+}
+
+int push_connect_failure(lua_State* co, const std::string& message, const clients::WebSocketSession::ConnectResult& result) {
+  return push_connect_failure(co, message, result.error_reason, result.status);
 }
 
 Vu& require_vu(lua_State* L, const char* function_name) {

@@ -25,6 +25,7 @@
 #include "scenario/lua_modules.hpp"
 #include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
+#include "scenario/stream_client_bindings.hpp"
 
 namespace stampede::scenario {
 
@@ -262,10 +263,8 @@ int l_connect(lua_State* L) {
       options.heartbeat_interval = duration_arg(L, lua_gettop(L), "channels.connect heartbeat", options.heartbeat_interval);
     }
     lua_pop(L, 1);
-    lua_getfield(L, 2, "timeout");
-    options.default_timeout = duration_arg(L, lua_gettop(L), "channels.connect timeout", options.default_timeout);
+    options.default_timeout = duration_field(L, 2, "timeout", "channels.connect timeout", options.default_timeout);
     ws_options.timeout = options.default_timeout;
-    lua_pop(L, 1);
     socket_options_arg(L, 2, "channels.connect", ws_options);
     lua_getfield(L, 2, "reconnect");
     if (!lua_isnil(L, -1)) {
@@ -273,9 +272,7 @@ int l_connect(lua_State* L) {
       reconnect = lua_toboolean(L, -1) != 0;
     }
     lua_pop(L, 1);
-    lua_getfield(L, 2, "buffer");
-    if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
-    lua_pop(L, 1);
+    options.buffer_limit = count_field(L, 2, "buffer", options.buffer_limit);
     lua_getfield(L, 2, "params");
     params_index = lua_gettop(L);
   }
@@ -404,26 +401,6 @@ int push_message(lua_State* co, const clients::ChannelMessage* m) {
   return 1;
 }
 
-// What is left of a wait's deadline, in ms, as the Lua half computes it. ChannelsSocket reads
-// 0 as "the socket's default timeout", so a sliver (or a float that truncates to 0 ns) must
-// not reach it as 0: that would turn an expired deadline into another 10 s.
-Nanos remaining_arg(lua_State* L, int index) {
-  const double ms = luaL_checknumber(L, index);
-  return ms <= 0 ? 0 : std::max<Nanos>(1, static_cast<Nanos>(ms * kMilli));
-}
-
-// duration_ms(value, what) -> ms | nil: every timeout option of the module comes through here,
-// so numbers and strings ("500ms", "2s") mean the same thing everywhere.
-int l_duration_ms(lua_State* L) {
-  const char* what = luaL_checkstring(L, 2);
-  if (lua_isnoneornil(L, 1)) return 0;
-  if (lua_type(L, 1) != LUA_TNUMBER && lua_type(L, 1) != LUA_TSTRING)
-    luaL_error(L, "%s: expected a duration (milliseconds, or a string such as \"500ms\"), got %s", what,
-               luaL_typename(L, 1));
-  lua_pushnumber(L, static_cast<double>(duration_arg(L, 1, what, 0)) / kMilli);
-  return 1;
-}
-
 // default_timeout(h) -> the socket's `timeout` option, in ms
 int l_default_timeout(lua_State* L) {
   lua_pushnumber(L, static_cast<double>(handle_arg(L)->phx->options().default_timeout) / kMilli);
@@ -437,7 +414,7 @@ int l_next(lua_State* L) {
   const std::string topic = luaL_checkstring(L, 2);
   const std::string event = luaL_optstring(L, 3, "");
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 4));
-  const Nanos timeout = remaining_arg(L, 5);
+  const Nanos timeout = stream_client::remaining_arg(L, 5);
   if (const auto* m = h->phx->find(topic, event, after)) return push_message(L, m);
   // A socket that reconnects gets its messages again once it rejoined: await waits for them.
   if ((!h->phx->is_open() && !h->phx->reconnecting()) || timeout == 0) return push_message(L, nullptr);
@@ -479,7 +456,7 @@ int l_presence_wait(lua_State* L) {
   auto h = handle_arg(L);
   const std::string topic = luaL_checkstring(L, 2);
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
-  const Nanos timeout = remaining_arg(L, 4);
+  const Nanos timeout = stream_client::remaining_arg(L, 4);
   if (timeout == 0) {
     lua_pushboolean(L, h->phx->presence_version(topic) > after);
     return 1;
@@ -558,7 +535,7 @@ int l_absinthe_next(lua_State* L) {
   auto h = handle_arg(L);
   const std::string id = luaL_checkstring(L, 2);
   const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
-  const Nanos timeout = remaining_arg(L, 4);
+  const Nanos timeout = stream_client::remaining_arg(L, 4);
   clients::AbsintheClient absinthe(*h->phx);
   if (auto data = absinthe.find_data(id, after)) return push_absinthe_data(L, data);
   if (!h->phx->is_open() || timeout == 0) return push_absinthe_data(L, std::nullopt);
@@ -586,7 +563,6 @@ int open_channels_module(lua_State* L) {
                                 {"close", l_close},
                                 {"presence_list", l_presence_list},
                                 {"presence_wait", l_presence_wait},
-                                {"duration_ms", l_duration_ms},
                                 {"default_timeout", l_default_timeout},
                                 {"absinthe_join", l_absinthe_join},
                                 {"absinthe_doc", l_absinthe_doc},
@@ -598,8 +574,7 @@ int open_channels_module(lua_State* L) {
   const std::string_view control = proto::phx::absinthe::kControlTopic;
   lua_pushlstring(L, control.data(), control.size());
   lua_setfield(L, -2, "ABSINTHE_CONTROL");
-  run_module_lua(L, module_lua::channels_lua, "=stampede.channels");
-  return 1;
+  return stream_client::open_module(L, module_lua::channels_lua, "=stampede.channels");
 }
 
 }  // namespace stampede::scenario

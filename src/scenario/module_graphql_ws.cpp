@@ -3,18 +3,17 @@
 // this file adapts it to coroutines and tables.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <fmt/format.h>
 
 #include <lua.hpp>
 #include <memory>
 #include <string>
 
 #include "clients/graphql_ws_client.hpp"
-#include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
 #include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
+#include "scenario/stream_client_bindings.hpp"
 
 namespace stampede::scenario {
 
@@ -22,18 +21,6 @@ namespace stampede::scenario {
 // as one translation unit, and each has its own l_connect, l_close, kType...
 namespace graphql_ws_bindings {
 namespace {
-
-constexpr const char* kType = "stampede.graphql_ws.Client";
-
-struct GraphqlHandle {
-  std::shared_ptr<clients::GraphqlWsClient> client;
-};
-
-clients::GraphqlWsClient& client_arg(lua_State* L) {
-  GraphqlHandle& h = check_handle<GraphqlHandle>(L, 1, kType);
-  if (!h.client) luaL_error(L, "graphql_ws: the client was already released");
-  return *h.client;
-}
 
 // A JSON object argument (a table, or JSON text) as JSON text; empty for nil.
 std::string object_arg(lua_State* L, int index, const char* what) {
@@ -66,6 +53,24 @@ void push_payload(lua_State* L, const std::string& payload) {
   push_json(L, v);
 }
 
+struct Graphql {
+  using Client = clients::GraphqlWsClient;
+  using Message = clients::GraphqlMessage;
+  static constexpr const char* kType = "stampede.graphql_ws.Client";
+  static constexpr const char* kReleased = "graphql_ws: the client was already released";
+  static constexpr int kFields = 4;
+
+  static void set_fields(lua_State* L, const Message& m) {
+    using Kind = Message::Kind;
+    lua_pushstring(L, m.kind == Kind::Next ? "next" : m.kind == Kind::Error ? "error" : "complete");
+    lua_setfield(L, -2, "kind");
+    set_string(L, "id", m.id);
+    push_payload(L, m.payload);
+    lua_setfield(L, -2, "payload");
+  }
+};
+using Bindings = stream_client::Bindings<Graphql>;
+
 // connect(url, opts) -> handle, ack payload | nil, message, reason, status
 int l_connect(lua_State* L) {
   ScenarioRuntime* rt = runtime_of(L);
@@ -90,46 +95,22 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "payload");
     options.init_payload_json = object_arg(L, lua_gettop(L), "graphql_ws.connect payload");
     lua_pop(L, 1);
-    lua_getfield(L, 2, "timeout");
-    options.ws.timeout = duration_arg(L, lua_gettop(L), "graphql_ws.connect timeout", options.ws.timeout);
-    options.ack_timeout = options.ws.timeout;
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "ack_timeout");
-    options.ack_timeout = duration_arg(L, lua_gettop(L), "graphql_ws.connect ack_timeout", options.ack_timeout);
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "buffer");
-    if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
-    lua_pop(L, 1);
+    options.ws.timeout = duration_field(L, 2, "timeout", "graphql_ws.connect timeout", options.ws.timeout);
+    options.ack_timeout = duration_field(L, 2, "ack_timeout", "graphql_ws.connect ack_timeout", options.ws.timeout);
+    options.buffer_limit = count_field(L, 2, "buffer", options.buffer_limit);
   }
-  Vu& vu = require_vu(L, "graphql_ws.connect");
-  auto handle = std::make_shared<GraphqlHandle>();
-  handle->client = std::make_shared<clients::GraphqlWsClient>(rt->context());
-  std::weak_ptr<GraphqlHandle> weak = handle;
-  vu.iteration_cleanup.push_back([weak] {
-    if (auto h = weak.lock()) h->client.reset();  // closes the WebSocket ("going away")
-  });
-  handle->client->connect(url, std::move(options),
-                          [rt, &vu, epoch = vu.epoch, handle, url](clients::GraphqlWsClient::ConnectResult res) {
-                            if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
-                            rt->resume(vu, epoch, [&](lua_State* co) {
-                              if (res.ok()) {
-                                push_handle(co, handle, kType);
-                                push_payload(co, res.ack_payload);
-                                return 2;
-                              }
-                              lua_pushnil(co);
-                              lua_pushstring(co, fmt::format("{}: {}", url, res.error).c_str());
-                              lua_pushstring(co, res.error_reason.c_str());
-                              lua_pushinteger(co, res.status);
-                              return 4;
-                            });
-                          });
-  return lua_yield(L, 0);
+  return Bindings::connect(
+      L, "graphql_ws.connect", url,
+      [&](clients::GraphqlWsClient& client, auto done) { client.connect(url, std::move(options), done); },
+      [](lua_State* co, const clients::GraphqlWsClient::ConnectResult& res) {
+        push_payload(co, res.ack_payload);
+        return 1;
+      });
 }
 
 // subscribe(h, query, variables, operation_name, extensions) -> id
 int l_subscribe(lua_State* L) {
-  clients::GraphqlWsClient& client = client_arg(L);
+  clients::GraphqlWsClient& client = Bindings::client(L);
   const std::string query = luaL_checkstring(L, 2);
   const std::string variables = object_arg(L, 3, "subscribe: variables");
   const std::string operation_name = luaL_optstring(L, 4, "");
@@ -146,82 +127,20 @@ int l_subscribe(lua_State* L) {
   return 0;
 }
 
-int push_message(lua_State* co, const clients::GraphqlMessage* m) {
-  if (m == nullptr) {
-    lua_pushnil(co);
-    return 1;
-  }
-  lua_createtable(co, 0, 4);
-  lua_pushnumber(co, static_cast<double>(m->seq));
-  lua_setfield(co, -2, "seq");
-  using Kind = clients::GraphqlMessage::Kind;
-  lua_pushstring(co, m->kind == Kind::Next ? "next" : m->kind == Kind::Error ? "error" : "complete");
-  lua_setfield(co, -2, "kind");
-  lua_pushlstring(co, m->id.data(), m->id.size());
-  lua_setfield(co, -2, "id");
-  push_payload(co, m->payload);
-  lua_setfield(co, -2, "payload");
-  return 1;
-}
-
 // next(h, id, after_seq, remaining_ms) -> message | nil (timeout or closed)
 int l_next(lua_State* L) {
-  clients::GraphqlWsClient& client = client_arg(L);
+  clients::GraphqlWsClient& client = Bindings::client(L);
   std::string id = luaL_checkstring(L, 2);
-  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
-  const double ms = luaL_checknumber(L, 4);
-  clients::MessageInbox<clients::GraphqlMessage>::Filter filter = [id](const clients::GraphqlMessage& m) {
-    return m.id == id;
-  };
-  auto& inbox = client.inbox();
-  if (const auto* m = inbox.find(after, filter)) return push_message(L, m);
-  if (inbox.closed() || ms <= 0) return push_message(L, nullptr);
-  ScenarioRuntime* rt = runtime_of(L);
-  Vu& vu = require_vu(L, "client:await");
-  inbox.wait(after, std::move(filter), std::max<Nanos>(1, static_cast<Nanos>(ms * kMilli)),
-             [rt, &vu, epoch = vu.epoch](const clients::GraphqlMessage* m) {
-               rt->resume(vu, epoch, [m](lua_State* co) { return push_message(co, m); });
-             });
-  return lua_yield(L, 0);
-}
-
-int l_consume(lua_State* L) {
-  client_arg(L).inbox().consume(static_cast<std::uint64_t>(luaL_checknumber(L, 2)));
-  return 0;
+  return Bindings::next(L, client, [id](const clients::GraphqlMessage& m) { return m.id == id; }, 3, "client:await");
 }
 
 int l_complete(lua_State* L) {
-  client_arg(L).complete(luaL_checkstring(L, 2));
+  Bindings::client(L).complete(luaL_checkstring(L, 2));
   return 0;
 }
 
 int l_finished(lua_State* L) {
-  lua_pushboolean(L, client_arg(L).finished(luaL_checkstring(L, 2)));
-  return 1;
-}
-
-int l_close(lua_State* L) {
-  client_arg(L).close();
-  return 0;
-}
-
-// closed(h) -> closed, why
-int l_closed(lua_State* L) {
-  clients::GraphqlWsClient& client = client_arg(L);
-  lua_pushboolean(L, client.state() == clients::GraphqlWsClient::State::Closed);
-  lua_pushstring(L, client.closed_reason().c_str());
-  return 2;
-}
-
-int l_is_open(lua_State* L) {
-  lua_pushboolean(L, client_arg(L).state() == clients::GraphqlWsClient::State::Open);
-  return 1;
-}
-
-int l_duration_ms(lua_State* L) {
-  const char* what = luaL_checkstring(L, 2);
-  if (lua_isnoneornil(L, 1)) return 0;
-  lua_pushnumber(L, static_cast<double>(duration_arg(L, 1, what, 0)) / kMilli);
+  lua_pushboolean(L, Bindings::client(L).finished(luaL_checkstring(L, 2)));
   return 1;
 }
 
@@ -231,13 +150,8 @@ int l_duration_ms(lua_State* L) {
 int open_graphql_ws_module(lua_State* L) {
   using namespace graphql_ws_bindings;
   const luaL_Reg functions[] = {{"connect", l_connect},   {"subscribe", l_subscribe}, {"next", l_next},
-                                {"consume", l_consume},   {"complete", l_complete},   {"finished", l_finished},
-                                {"close", l_close},       {"closed", l_closed},       {"is_open", l_is_open},
-                                {"duration_ms", l_duration_ms}, {nullptr, nullptr}};
-  lua_newtable(L);
-  luaL_register(L, nullptr, functions);
-  run_module_lua(L, module_lua::graphql_ws_lua, "=stampede.graphql_ws");
-  return 1;
+                                {"complete", l_complete}, {"finished", l_finished},   {nullptr, nullptr}};
+  return Bindings::open_module(L, functions, module_lua::graphql_ws_lua, "=stampede.graphql_ws");
 }
 
 }  // namespace stampede::scenario

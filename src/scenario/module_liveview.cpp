@@ -52,11 +52,6 @@ void push_json_text(lua_State* L, const std::string& text) {
   }
 }
 
-void set_string(lua_State* L, const char* field, const std::string& value) {
-  lua_pushlstring(L, value.data(), value.size());
-  lua_setfield(L, -2, field);
-}
-
 // {ok, reply} or {ok = false, kind, message, reason, response, to, status, navigation = {to, kind, flash, status}}
 int push_outcome(lua_State* L, const LiveOutcome& o) {
   lua_createtable(L, 0, 8);
@@ -130,14 +125,6 @@ std::optional<int> opt_cid(lua_State* L, int index) {
   return cid;
 }
 
-Nanos opt_duration(lua_State* L, int index, const char* field, const char* what, Nanos fallback) {
-  if (!lua_istable(L, index)) return fallback;
-  lua_getfield(L, index, field);
-  const Nanos d = duration_arg(L, lua_gettop(L), what, fallback);
-  lua_pop(L, 1);
-  return d;
-}
-
 // Form values: a table of names ({post = {title = "Hi"}}, flattened into Plug's nested names by
 // proto::nested_form_fields) or a URL-encoded string.
 proto::FormFields form_fields(lua_State* L, int index) {
@@ -160,9 +147,9 @@ clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* 
   if (!lua_istable(L, index)) return o;
   const std::string path = opt_string(L, index, "socket_path");
   if (!path.empty()) o.socket_path = path;
-  const Nanos timeout = opt_duration(L, index, "timeout", "liveview.connect timeout", 10 * kSecond);
+  const Nanos timeout = duration_field(L, index, "timeout", "liveview.connect timeout", 10 * kSecond);
   o.page.timeout = o.connect_timeout = o.join_timeout = timeout;
-  o.event_timeout = opt_duration(L, index, "event_timeout", "liveview.connect event_timeout", o.event_timeout);
+  o.event_timeout = duration_field(L, index, "event_timeout", "liveview.connect event_timeout", o.event_timeout);
   lua_getfield(L, index, "heartbeat");
   if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
     o.heartbeat_interval = 0;
@@ -199,9 +186,7 @@ clients::LiveViewOptions read_options(lua_State* L, int index, ScenarioRuntime* 
   lua_getfield(L, index, "insecure");
   if (!lua_isnil(L, -1)) o.page.insecure = lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
-  lua_getfield(L, index, "buffer");
-  if (lua_type(L, -1) == LUA_TNUMBER) o.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
-  lua_pop(L, 1);
+  o.buffer_limit = count_field(L, index, "buffer", o.buffer_limit);
   lua_getfield(L, index, "compression");
   o.compression = lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
@@ -269,7 +254,7 @@ int l_event(lua_State* L) {
   e.cid = opt_cid(L, 5);
   e.element = opt_string(L, 5, "element");
   e.view_id = opt_string(L, 5, "view");
-  e.timeout = opt_duration(L, 5, "timeout", "liveview event timeout", 0);
+  e.timeout = duration_field(L, 5, "timeout", "liveview event timeout", 0);
   return call(L, "view:event", [&](auto done) { view->event(std::move(e), std::move(done)); });
 }
 
@@ -284,7 +269,7 @@ int l_form(lua_State* L) {
   f.form = opt_string(L, 5, "form");
   f.field = opt_string(L, 5, "field");
   f.view_id = opt_string(L, 5, "view");
-  f.timeout = opt_duration(L, 5, "timeout", "liveview form timeout", 0);
+  f.timeout = duration_field(L, 5, "timeout", "liveview form timeout", 0);
   if (kind == "change") return call(L, "view:change", [&](auto done) { view->change(std::move(f), std::move(done)); });
   return call(L, "view:submit", [&](auto done) { view->submit(std::move(f), std::move(done)); });
 }
@@ -338,7 +323,7 @@ int l_upload(lua_State* L) {
     u.files.push_back(std::move(file));
   }
   u.view_id = opt_string(L, 4, "view");
-  u.timeout = opt_duration(L, 4, "timeout", "view:upload timeout", 0);
+  u.timeout = duration_field(L, 4, "timeout", "view:upload timeout", 0);
   return call(L, "view:upload", [&](auto done) { view->upload(std::move(u), std::move(done)); });
 }
 
@@ -439,10 +424,7 @@ int open_liveview_module(lua_State* L) {
                                 {"state", l_state},     {"html", l_html},       {"text", l_text},
                                 {"url", l_url},         {"title", l_title},     {"version", l_version},
                                 {"is_open", l_is_open}, {"close", l_close},     {nullptr, nullptr}};
-  lua_newtable(L);
-  luaL_register(L, nullptr, functions);
-  run_module_lua(L, module_lua::liveview_lua, "=stampede.liveview");
-  return 1;
+  return open_module(L, functions, module_lua::liveview_lua, "=stampede.liveview");
 }
 
 }  // namespace stampede::scenario

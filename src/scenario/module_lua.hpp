@@ -14,5 +14,6 @@ extern const std::string_view liveview_lua;
 extern const std::string_view sse_lua;
 extern const std::string_view graphql_ws_lua;
 extern const std::string_view socketio_lua;
+extern const std::string_view stream_client_lua;  // shared by channels, sse, graphql_ws, socketio
 
 }  // namespace stampede::scenario::module_lua

@@ -7,7 +7,6 @@
 // placeholder becomes the Lua string of its attachment.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <fmt/format.h>
 
 #include <lua.hpp>
 #include <memory>
@@ -15,11 +14,11 @@
 
 #include "clients/socketio_client.hpp"
 #include "proto/socket_io.hpp"
-#include "scenario/lua_handle.hpp"
 #include "scenario/lua_json.hpp"
 #include "scenario/lua_modules.hpp"
 #include "scenario/module_lua.hpp"
 #include "scenario/scenario_runtime.hpp"
+#include "scenario/stream_client_bindings.hpp"
 
 namespace stampede::scenario {
 
@@ -28,18 +27,7 @@ namespace stampede::scenario {
 namespace socketio_bindings {
 namespace {
 
-constexpr const char* kType = "stampede.socketio.Connection";
 constexpr const char* kBinaryType = "stampede.socketio.Binary";
-
-struct SocketIoHandle {
-  std::shared_ptr<clients::SocketIoClient> client;
-};
-
-clients::SocketIoClient& client_arg(lua_State* L) {
-  SocketIoHandle& h = check_handle<SocketIoHandle>(L, 1, kType);
-  if (!h.client) luaL_error(L, "socketio: the connection was already released");
-  return *h.client;
-}
 
 // A Lua list of arguments -> JSON arguments and the attachments of their binary strings.
 boost::json::array args_arg(lua_State* L, int index, std::vector<std::string>& attachments, const char* what) {
@@ -91,6 +79,31 @@ void push_args(lua_State* L, const boost::json::array& args, const std::vector<s
   }
 }
 
+struct SocketIo {
+  using Client = clients::SocketIoClient;
+  using Message = clients::SocketIoEvent;
+  static constexpr const char* kType = "stampede.socketio.Connection";
+  static constexpr const char* kReleased = "socketio: the connection was already released";
+  static constexpr int kFields = 5;
+
+  // The polling handshake is an HTTP request of the VU's.
+  static std::shared_ptr<Client> make(ScenarioRuntime& rt, Vu& vu) {
+    return std::make_shared<Client>(rt.context(), &rt.http_of(vu));
+  }
+
+  static void set_fields(lua_State* L, const Message& e) {
+    set_string(L, "event", e.event);
+    set_string(L, "namespace", e.nsp);
+    push_args(L, e.args, e.attachments);
+    lua_setfield(L, -2, "args");
+    if (e.ack_id) {
+      lua_pushnumber(L, static_cast<double>(*e.ack_id));
+      lua_setfield(L, -2, "ack_id");
+    }
+  }
+};
+using Bindings = stream_client::Bindings<SocketIo>;
+
 std::string auth_arg(lua_State* L, int index) {
   if (lua_isnoneornil(L, index)) return {};
   std::string error;
@@ -138,42 +151,23 @@ int l_connect(lua_State* L) {
       }
     }
     lua_pop(L, 1);
-    lua_getfield(L, 2, "timeout");
-    options.timeout = duration_arg(L, lua_gettop(L), "socketio.connect timeout", options.timeout);
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "buffer");
-    if (lua_type(L, -1) == LUA_TNUMBER) options.buffer_limit = static_cast<std::size_t>(lua_tonumber(L, -1));
-    lua_pop(L, 1);
+    options.timeout = duration_field(L, 2, "timeout", "socketio.connect timeout", options.timeout);
+    options.buffer_limit = count_field(L, 2, "buffer", options.buffer_limit);
   }
-  Vu& vu = require_vu(L, "socketio.connect");
-  auto handle = std::make_shared<SocketIoHandle>();
-  handle->client = std::make_shared<clients::SocketIoClient>(rt->context(), &rt->http_of(vu));
-  std::weak_ptr<SocketIoHandle> weak = handle;
-  vu.iteration_cleanup.push_back([weak] {
-    if (auto h = weak.lock()) h->client.reset();  // closes the WebSocket ("going away")
-  });
-  handle->client->connect(url, std::move(options), nsp, std::move(auth),
-                          [rt, &vu, epoch = vu.epoch, handle, url](clients::SocketIoClient::Result res) {
-                            if (vu.epoch == epoch) vu.note_local_exhaustion(res.local_exhaustion);
-                            rt->resume(vu, epoch, [&](lua_State* co) {
-                              if (res.ok()) {
-                                push_handle(co, handle, kType);
-                                lua_pushstring(co, res.sid.c_str());
-                                return 2;
-                              }
-                              lua_pushnil(co);
-                              lua_pushstring(co, fmt::format("{}: {}", url, res.error).c_str());
-                              lua_pushstring(co, res.error_reason.c_str());
-                              lua_pushinteger(co, res.status);
-                              return 4;
-                            });
-                          });
-  return lua_yield(L, 0);
+  return Bindings::connect(
+      L, "socketio.connect", url,
+      [&](clients::SocketIoClient& client, auto done) {
+        client.connect(url, std::move(options), nsp, std::move(auth), done);
+      },
+      [](lua_State* co, const clients::SocketIoClient::Result& res) {
+        lua_pushstring(co, res.sid.c_str());
+        return 1;
+      });
 }
 
 // join(h, namespace, auth) -> sid | nil, message, reason
 int l_join(lua_State* L) {
-  clients::SocketIoClient& client = client_arg(L);
+  clients::SocketIoClient& client = Bindings::client(L);
   std::string nsp = luaL_checkstring(L, 2);
   std::string auth = auth_arg(L, 3);
   ScenarioRuntime* rt = runtime_of(L);
@@ -195,7 +189,7 @@ int l_join(lua_State* L) {
 
 // emit(h, namespace, event, args, ack, timeout_ms) -> (nothing) | ack args | nil, message, reason
 int l_emit(lua_State* L) {
-  clients::SocketIoClient& client = client_arg(L);
+  clients::SocketIoClient& client = Bindings::client(L);
   const std::string nsp = luaL_checkstring(L, 2);
   const std::string event = luaL_checkstring(L, 3);
   std::vector<std::string> attachments;
@@ -238,7 +232,7 @@ int l_emit(lua_State* L) {
 
 // ack(h, namespace, id, args)
 int l_ack(lua_State* L) {
-  clients::SocketIoClient& client = client_arg(L);
+  clients::SocketIoClient& client = Bindings::client(L);
   const std::string nsp = luaL_checkstring(L, 2);
   const auto id = static_cast<std::uint64_t>(luaL_checknumber(L, 3));
   std::vector<std::string> attachments;
@@ -254,81 +248,35 @@ int l_ack(lua_State* L) {
   return 0;
 }
 
-int push_event(lua_State* co, const clients::SocketIoEvent* e) {
-  if (e == nullptr) {
-    lua_pushnil(co);
-    return 1;
-  }
-  lua_createtable(co, 0, 5);
-  lua_pushnumber(co, static_cast<double>(e->seq));
-  lua_setfield(co, -2, "seq");
-  lua_pushlstring(co, e->event.data(), e->event.size());
-  lua_setfield(co, -2, "event");
-  lua_pushlstring(co, e->nsp.data(), e->nsp.size());
-  lua_setfield(co, -2, "namespace");
-  push_args(co, e->args, e->attachments);
-  lua_setfield(co, -2, "args");
-  if (e->ack_id) {
-    lua_pushnumber(co, static_cast<double>(*e->ack_id));
-    lua_setfield(co, -2, "ack_id");
-  }
-  return 1;
-}
-
 // next(h, namespace, event | nil, after_seq, remaining_ms) -> event | nil
 int l_next(lua_State* L) {
-  clients::SocketIoClient& client = client_arg(L);
+  clients::SocketIoClient& client = Bindings::client(L);
   std::string nsp = luaL_checkstring(L, 2);
   std::optional<std::string> event;
   if (!lua_isnil(L, 3)) event = luaL_checkstring(L, 3);
-  const auto after = static_cast<std::uint64_t>(luaL_checknumber(L, 4));
-  const double ms = luaL_checknumber(L, 5);
-  clients::MessageInbox<clients::SocketIoEvent>::Filter filter = [nsp, event](const clients::SocketIoEvent& e) {
-    return e.nsp == nsp && (!event || e.event == *event);
-  };
-  auto& inbox = client.inbox();
-  if (const auto* e = inbox.find(after, filter)) return push_event(L, e);
-  if (inbox.closed() || ms <= 0 || !client.connected(nsp)) return push_event(L, nullptr);
-  ScenarioRuntime* rt = runtime_of(L);
-  Vu& vu = require_vu(L, "socket:await");
-  inbox.wait(after, std::move(filter), std::max<Nanos>(1, static_cast<Nanos>(ms * kMilli)),
-             [rt, &vu, epoch = vu.epoch](const clients::SocketIoEvent* e) {
-               rt->resume(vu, epoch, [e](lua_State* co) { return push_event(co, e); });
-             });
-  return lua_yield(L, 0);
-}
-
-int l_consume(lua_State* L) {
-  client_arg(L).inbox().consume(static_cast<std::uint64_t>(luaL_checknumber(L, 2)));
-  return 0;
+  const bool connected = client.connected(nsp);
+  return Bindings::next(
+      L, client,
+      [nsp = std::move(nsp), event = std::move(event)](const clients::SocketIoEvent& e) {
+        return e.nsp == nsp && (!event || e.event == *event);
+      },
+      4, "socket:await", connected);
 }
 
 int l_leave(lua_State* L) {
-  client_arg(L).leave(luaL_checkstring(L, 2));
-  return 0;
-}
-
-int l_close(lua_State* L) {
-  client_arg(L).close();
+  Bindings::client(L).leave(luaL_checkstring(L, 2));
   return 0;
 }
 
 int l_connected(lua_State* L) {
-  lua_pushboolean(L, client_arg(L).connected(luaL_checkstring(L, 2)));
+  lua_pushboolean(L, Bindings::client(L).connected(luaL_checkstring(L, 2)));
   return 1;
 }
 
 int l_disconnect_reason(lua_State* L) {
-  const std::string reason = client_arg(L).disconnect_reason(luaL_checkstring(L, 2));
+  const std::string reason = Bindings::client(L).disconnect_reason(luaL_checkstring(L, 2));
   if (reason.empty()) return 0;
   lua_pushstring(L, reason.c_str());
-  return 1;
-}
-
-int l_duration_ms(lua_State* L) {
-  const char* what = luaL_checkstring(L, 2);
-  if (lua_isnoneornil(L, 1)) return 0;
-  lua_pushnumber(L, static_cast<double>(duration_arg(L, 1, what, 0)) / kMilli);
   return 1;
 }
 
@@ -342,19 +290,14 @@ int open_socketio_module(lua_State* L) {
                                 {"emit", l_emit},
                                 {"ack", l_ack},
                                 {"next", l_next},
-                                {"consume", l_consume},
                                 {"leave", l_leave},
-                                {"close", l_close},
                                 {"connected", l_connected},
                                 {"disconnect_reason", l_disconnect_reason},
-                                {"duration_ms", l_duration_ms},
                                 {nullptr, nullptr}};
-  lua_newtable(L);
-  luaL_register(L, nullptr, functions);
-  luaL_newmetatable(L, kBinaryType);
-  lua_setfield(L, -2, "Binary");
-  run_module_lua(L, module_lua::socketio_lua, "=stampede.socketio");
-  return 1;
+  return Bindings::open_module(L, functions, module_lua::socketio_lua, "=stampede.socketio", [](lua_State* S) {
+    luaL_newmetatable(S, kBinaryType);  // sio.binary's
+    lua_setfield(S, -2, "Binary");
+  });
 }
 
 }  // namespace stampede::scenario

@@ -113,10 +113,7 @@ int open_stampede_module(lua_State* L) {
                                 {"sleep", l_sleep},         {"now", l_now},       {"env", l_env},
                                 {"_now_ns", l_now_ns},      {"_record_ns", l_record_ns},
                                 {nullptr, nullptr}};
-  lua_newtable(L);
-  luaL_register(L, nullptr, functions);
-  run_module_lua(L, module_lua::stampede_lua, "=stampede");
-  return 1;
+  return open_module(L, functions, module_lua::stampede_lua, "=stampede");
 }
 
 }  // namespace stampede::scenario

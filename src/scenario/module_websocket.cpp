@@ -68,12 +68,8 @@ int l_connect(lua_State* L) {
     lua_getfield(L, 2, "subprotocols");
     read_string_list(L, lua_gettop(L), opts.subprotocols, "subprotocols");
     lua_pop(L, 1);
-    lua_getfield(L, 2, "timeout");
-    opts.timeout = duration_arg(L, lua_gettop(L), "websocket.connect timeout", opts.timeout);
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "max_message_size");
-    if (lua_type(L, -1) == LUA_TNUMBER) opts.max_message_bytes = static_cast<std::size_t>(lua_tonumber(L, -1));
-    lua_pop(L, 1);
+    opts.timeout = duration_field(L, 2, "timeout", "websocket.connect timeout", opts.timeout);
+    opts.max_message_bytes = count_field(L, 2, "max_message_size", opts.max_message_bytes);
   }
   Vu& vu = require_vu(L, "websocket.connect");
   auto handle = std::make_shared<WsHandle>();
@@ -196,10 +192,7 @@ int open_websocket_module(lua_State* L) {
   const luaL_Reg functions[] = {{"connect", l_connect}, {"send", l_send},   {"send_binary", l_send_binary},
                                 {"take", l_take},       {"close", l_close}, {"is_open", l_is_open},
                                 {nullptr, nullptr}};
-  lua_newtable(L);
-  luaL_register(L, nullptr, functions);
-  run_module_lua(L, module_lua::websocket_lua, "=stampede.websocket");
-  return 1;
+  return open_module(L, functions, module_lua::websocket_lua, "=stampede.websocket");
 }
 
 }  // namespace stampede::scenario

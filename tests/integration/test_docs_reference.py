@@ -28,7 +28,8 @@ class ReferenceTest(unittest.TestCase):
         import glob
         files = (glob.glob(os.path.join(ROOT, "types", "**", "*.lua"), recursive=True)
                  + glob.glob(os.path.join(ROOT, "templates", "*.lua"))
-                 + glob.glob(os.path.join(ROOT, "docs", "guides", "examples", "*.lua")))
+                 + glob.glob(os.path.join(ROOT, "docs", "guides", "examples", "*.lua"))
+                 + glob.glob(os.path.join(ROOT, "src", "scenario", "lua", "*.lua")))
         self.assertGreaterEqual(len(files), 17)
         for path in files:
             # -p: parse only (a syntax check), nothing runs.

@@ -1,13 +1,15 @@
 -- The Lua half of `stampede.channels` (src/scenario/module_channels.cpp holds the C half and
--- passes its functions in as `c`): the user-facing methods, and the error objects their
--- failures become. No protocol here: topics, payloads and replies are the C++ clients'
--- (clients/channels_socket.hpp, clients/absinthe_client.hpp). Embedded at build time
--- (cmake/ScenarioLua.cmake), syntax-checked by luac5.1 (test_docs_reference.py) and tested
--- with a stand-in `c` (tests/unit/scenario/module_lua_test.cpp).
-local c = ...
+-- passes its functions in as `c`, and the streaming clients' shared half, stream_client.lua, as
+-- `stream`): the user-facing methods, and the error objects their failures become. No protocol
+-- here: topics, payloads and replies are the C++ clients' (clients/channels_socket.hpp,
+-- clients/absinthe_client.hpp). Embedded at build time (cmake/ScenarioLua.cmake),
+-- syntax-checked by luac5.1 (test_docs_reference.py) and tested with a stand-in `c`
+-- (tests/unit/scenario/module_lua_test.cpp).
+local c, stream = ...
 local errors = require "stampede.error"
 local json = require "stampede.json"
 local now = require("stampede").now
+local duration_ms = stream.duration_ms
 
 local M = {}
 local Socket = {}
@@ -25,20 +27,8 @@ local function split_payload(payload)
   return payload, false
 end
 
--- A timeout option in ms (nil when not given). A bad one is an error at `level`, as error()
--- counts from the function calling this: the user's line, not this module's.
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
-
 function M.connect(url, opts)
-  local handle, message, reason, status = c.connect(url, opts)
-  if not handle then
-    errors.raise("connect_error", "channels.connect " .. message, nil, 2, { reason = reason, status = status })
-  end
+  local handle = stream.connected("channels.connect", c.connect(url, opts))
   return setmetatable({ _h = handle, url = url }, Socket)
 end
 
@@ -79,28 +69,21 @@ function Socket:cast(topic, event, payload)
   c.cast(self._h, topic, event, data, binary)
 end
 
--- One deadline for the whole call: messages that do not match spend the time like silence
--- does, so a busy topic cannot keep an await alive past its timeout. `next(after, remaining)`
--- gives the first message after seq `after`; past the deadline it still reads what is already
--- buffered (it arrived in time), but waits for nothing more. `returns(msg)` is what the await
--- returns and what `match` is asked about. Reached by tail calls only, so that level 2 of its
--- errors is the user's line.
+-- stream.await over `next(after, remaining)`: `returns(msg)` is what the await returns and
+-- what `match` is asked about. Reached by tail calls only, so that level 2 of its errors is the
+-- user's line.
 local function await_loop(h, what, label, timeout, next, match, returns)
-  local deadline = now() + (duration_ms(timeout, what .. " timeout", 2) or 10000)
-  local after = 0
-  while true do
-    local msg = next(after, deadline - now())
-    if not msg then
-      local why = c.is_open(h) and "timeout" or "closed"
-      errors.raise(why, what .. " " .. label .. ": " ..
-        (why == "timeout" and "nothing matching arrived in time" or "the socket closed"), nil, 2)
-    end
-    if not match or match(returns(msg)) then
-      c.consume(h, msg.seq)
-      return returns(msg)
-    end
-    after = msg.seq
-  end
+  return stream.await(h, {
+    what = what,
+    timeout = timeout,
+    match = match,
+    next = next,
+    ended = function()
+      if c.is_open(h) then return "timeout", what .. " " .. label .. ": nothing matching arrived in time" end
+      return "closed", what .. " " .. label .. ": the socket closed"
+    end,
+    returns = returns,
+  })
 end
 
 local function payload_and_message(msg) return msg.payload, msg end

@@ -1,24 +1,19 @@
-local c = ...
+-- The Lua half of `stampede.graphql_ws` (src/scenario/module_graphql_ws.cpp holds the C half
+-- and passes its functions in as `c`, and the streaming clients' shared half,
+-- stream_client.lua, as `stream`): the Client methods and the error objects their failures
+-- become. Embedded at build time (cmake/ScenarioLua.cmake), syntax-checked by luac5.1
+-- (test_docs_reference.py) and tested with a stand-in `c`
+-- (tests/unit/scenario/module_lua_test.cpp).
+local c, stream = ...
 local errors = require "stampede.error"
 local json = require "stampede.json"
-local now = require("stampede").now
 
 local M = {}
 local Client = {}
 Client.__index = Client
 
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
-
 function M.connect(url, opts)
-  local handle, ack, reason, status = c.connect(url, opts)
-  if not handle then
-    errors.raise("connect_error", "graphql_ws.connect " .. ack, nil, 2, { reason = reason, status = status })
-  end
+  local handle, ack = stream.connected("graphql_ws.connect", c.connect(url, opts))
   return setmetatable({ _h = handle, url = url, ack = ack }, Client)
 end
 
@@ -33,43 +28,44 @@ function Client:subscribe(query, opts)
   return id
 end
 
--- Reached by tail calls only, so that level 2 of its errors is the user's line.
-local function await_result(self, id, opts, what)
+local function payload_of(msg) return msg.payload end
+
+-- The next result of operation `id`. An operation's end stays kept: every later await on it
+-- sees it too. `level`: as stream.await's (2 for a tail call from the user's method).
+local function await_result(self, id, opts, what, level)
   opts = opts or {}
-  local deadline = now() + (duration_ms(opts.timeout, what .. " timeout", 3) or 10000)
-  local after = 0
-  while true do
-    local msg = c.next(self._h, id, after, deadline - now())
-    if not msg then
-      local closed, why = c.closed(self._h)
-      if closed then errors.raise("closed", what .. " " .. id .. ": the connection closed (" .. why .. ")", nil, 3) end
-      errors.raise("timeout", what .. " " .. id .. ": no result arrived in time", nil, 3)
-    end
-    -- An operation's end stays kept: every later await on it sees it too.
-    if msg.kind == "error" then
-      errors.raise("graphql_error", what .. " " .. id .. ": the server answered with an error: " ..
-        json.encode(msg.payload), msg.payload, 3)
-    end
-    if msg.kind == "complete" then
-      errors.raise("complete", what .. " " .. id .. ": the operation completed", nil, 3)
-    end
-    if not opts.match or opts.match(msg.payload) then
-      c.consume(self._h, msg.seq)
-      return msg.payload
-    end
-    after = msg.seq
-  end
+  local h = self._h
+  return stream.await(h, {
+    what = what,
+    timeout = opts.timeout,
+    match = opts.match,
+    level = level,
+    next = function(after, remaining) return c.next(h, id, after, remaining) end,
+    ended = function()
+      local closed, why = c.closed(h)
+      if closed then return "closed", what .. " " .. id .. ": the connection closed (" .. why .. ")" end
+      return "timeout", what .. " " .. id .. ": no result arrived in time"
+    end,
+    refuse = function(msg)
+      if msg.kind == "error" then
+        return "graphql_error", what .. " " .. id .. ": the server answered with an error: " ..
+          json.encode(msg.payload), msg.payload
+      end
+      if msg.kind == "complete" then return "complete", what .. " " .. id .. ": the operation completed" end
+    end,
+    returns = payload_of,
+  })
 end
 
 -- await(id, {match = fn, timeout = "5s"}) -> the next result ({data = ..., errors = ...})
 function Client:await(id, opts)
-  return await_result(self, id, opts, "client:await")
+  return await_result(self, id, opts, "client:await", 2)
 end
 
 -- query(query, {variables =, ...}) -> the result of a query or mutation
 function Client:query(query, opts)
   local id = self:subscribe(query, opts)
-  local result = await_result(self, id, opts, "client:query")
+  local result = await_result(self, id, opts, "client:query", 3)
   c.complete(self._h, id)
   return result
 end

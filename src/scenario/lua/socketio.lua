@@ -1,17 +1,15 @@
-local c = ...
+-- The Lua half of `stampede.socketio` (src/scenario/module_socketio.cpp holds the C half and
+-- passes its functions in as `c`, and the streaming clients' shared half, stream_client.lua, as
+-- `stream`): the Socket methods, the argument lists, and the error objects failures become.
+-- Embedded at build time (cmake/ScenarioLua.cmake), syntax-checked by luac5.1
+-- (test_docs_reference.py) and tested with a stand-in `c`
+-- (tests/unit/scenario/module_lua_test.cpp).
+local c, stream = ...
 local errors = require "stampede.error"
-local now = require("stampede").now
 
 local M = {}
 local Socket = {}
 Socket.__index = Socket
-
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
 
 -- sio.binary(bytes): sent as a binary attachment, not as a JSON string.
 function M.binary(bytes)
@@ -45,11 +43,7 @@ function M.connect(url, opts)
   opts = opts or {}
   local nsp = opts.namespace or url_namespace(url)
   local base = url:match("^(%a+://[^/?#]+)") or url
-  local handle, sid, reason, status = c.connect(base, opts, nsp)
-  if not handle then
-    errors.raise("connect_error", "socketio.connect " .. sid, nil, 2,
-      { reason = reason, status = status })
-  end
+  local handle, sid = stream.connected("socketio.connect", c.connect(base, opts, nsp))
   return setmetatable({ _h = handle, namespace = nsp, id = sid, url = url }, Socket)
 end
 
@@ -64,7 +58,7 @@ end
 -- emit(event, data, {ack = true, timeout = "5s"}) -> the ack's arguments (with ack)
 function Socket:emit(event, data, opts)
   opts = opts or {}
-  local timeout = duration_ms(opts.timeout, "socket:emit timeout", 2)
+  local timeout = stream.duration_ms(opts.timeout, "socket:emit timeout", 2)
   if not opts.ack then
     c.emit(self._h, self.namespace, event, arg_list(data), false)
     return
@@ -77,29 +71,27 @@ function Socket:emit(event, data, opts)
   return unpack(args)
 end
 
+local function first_argument(msg) return msg.args[1], msg end
+
 -- await(event, {match = fn, timeout = "5s"}) -> the first argument, and the message
 -- {event=, args=, namespace=, ack_id=}. match(first_argument, message).
 function Socket:await(event, opts)
   opts = opts or {}
-  local deadline = now() + (duration_ms(opts.timeout, "socket:await timeout", 2) or 10000)
-  local after = 0
-  while true do
-    local msg = c.next(self._h, self.namespace, event, after, deadline - now())
-    if not msg then
-      local reason = c.disconnect_reason(self._h, self.namespace)
+  local h, nsp = self._h, self.namespace
+  return stream.await(h, {
+    what = "socket:await",
+    timeout = opts.timeout,
+    match = opts.match,
+    next = function(after, remaining) return c.next(h, nsp, event, after, remaining) end,
+    ended = function()
+      local reason = c.disconnect_reason(h, nsp)
       if reason then
-        errors.raise("closed", "socket:await " .. (event or "*") .. ": disconnected (" .. reason .. ")", nil, 2,
-          { reason = reason })
+        return "closed", "socket:await " .. (event or "*") .. ": disconnected (" .. reason .. ")", { reason = reason }
       end
-      errors.raise("timeout", "socket:await " .. (event or "*") .. ": nothing matching arrived in time", nil, 2)
-    end
-    if not opts.match or opts.match(msg.args[1], msg) then
-      c.consume(self._h, msg.seq)
-      msg.seq = nil
-      return msg.args[1], msg
-    end
-    after = msg.seq
-  end
+      return "timeout", "socket:await " .. (event or "*") .. ": nothing matching arrived in time"
+    end,
+    returns = first_argument,
+  })
 end
 
 -- ack(message, data): answers an event the server sent with an ack callback.

@@ -1,48 +1,36 @@
-local c = ...
-local errors = require "stampede.error"
-local now = require("stampede").now
+-- The Lua half of `stampede.sse` (src/scenario/module_sse.cpp holds the C half and passes its
+-- functions in as `c`, and the streaming clients' shared half, stream_client.lua, as `stream`):
+-- the Stream methods and the error objects their failures become. Embedded at build time
+-- (cmake/ScenarioLua.cmake), syntax-checked by luac5.1 (test_docs_reference.py) and tested with
+-- a stand-in `c` (tests/unit/scenario/module_lua_test.cpp).
+local c, stream = ...
 
 local M = {}
 local Stream = {}
 Stream.__index = Stream
 
-local function duration_ms(value, what, level)
-  if value == nil then return nil end
-  local ok, result = pcall(c.duration_ms, value, what)
-  if not ok then error(result, level + 1) end
-  return result
-end
-
 function M.connect(url, opts)
-  local handle, message, reason, status = c.connect(url, opts)
-  if not handle then
-    errors.raise("connect_error", "sse.connect " .. message, nil, 2, { reason = reason, status = status })
-  end
+  local handle = stream.connected("sse.connect", c.connect(url, opts))
   return setmetatable({ _h = handle, url = url }, Stream)
 end
 
 -- await({event = "price", match = fn, timeout = "5s"}) -> {event=, data=, id=}
--- One deadline for the whole call: events that do not match spend it like silence does.
 function Stream:await(opts)
   opts = opts or {}
-  if opts.event ~= nil and type(opts.event) ~= "string" then error("stream:await: event must be a string", 2) end
-  local deadline = now() + (duration_ms(opts.timeout, "stream:await timeout", 2) or 10000)
-  local after = 0
-  while true do
-    local ev = c.next(self._h, opts.event, after, deadline - now())
-    if not ev then
-      local closed, why = c.closed(self._h)
-      if closed then errors.raise("closed", "stream:await: the stream closed (" .. why .. ")", nil, 2) end
-      errors.raise("timeout", "stream:await" .. (opts.event and (" " .. opts.event) or "") ..
-        ": nothing matching arrived in time", nil, 2)
-    end
-    if not opts.match or opts.match(ev) then
-      c.consume(self._h, ev.seq)
-      ev.seq = nil
-      return ev
-    end
-    after = ev.seq
-  end
+  local event = opts.event
+  if event ~= nil and type(event) ~= "string" then error("stream:await: event must be a string", 2) end
+  local h = self._h
+  return stream.await(h, {
+    what = "stream:await",
+    timeout = opts.timeout,
+    match = opts.match,
+    next = function(after, remaining) return c.next(h, event, after, remaining) end,
+    ended = function()
+      local closed, why = c.closed(h)
+      if closed then return "closed", "stream:await: the stream closed (" .. why .. ")" end
+      return "timeout", "stream:await" .. (event and (" " .. event) or "") .. ": nothing matching arrived in time"
+    end,
+  })
 end
 
 function Stream:close() c.close(self._h) end
