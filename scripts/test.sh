@@ -3,7 +3,8 @@
 #   1. unit and integration tests under AddressSanitizer + UBSan (build-sanitize/, clang):
 #      every suite but those labelled `release`, ITEST_JOBS (default 2) at a time: they wait
 #      on sockets and processes more than they compute,
-#   2. every libFuzzer target for a bounded time (built in the same tree),
+#   2. every libFuzzer target for a bounded time (built in the same tree), at nice 19
+#      beside the MPI suites (release build, label `ranks`), which leave the cores idle,
 #   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
 #      judge (ctest label `release`: the timing, generator-health, MPI and memory suites),
 #      one at a time; and the package test and the container image
@@ -77,20 +78,35 @@ if [ "${SKIP_ASAN:-0}" != 1 ]; then
     ctest --test-dir build-sanitize --output-on-failure -j"$ITEST_JOBS" -LE release
 fi
 
-# Alone: beside the ASan suites at nice 19 they still took enough of the cores for short
-# runs in three suites to miss their first iteration (design 023, session 34).
+# The fuzzers run at nice 19 beside the MPI suites (release build, label `ranks`): a rank
+# must answer within a --rank-timeout of seconds, which a nice-19 neighbour cannot delay,
+# and the ranks leave most of both cores idle (~30 CPU-seconds in their ~125 s), which is
+# what the fuzzers use. Not beside the ASan suites: there short runs missed their first
+# iteration (design 023, sessions 34 and 35).
+# With SKIP_ASAN=1 every suite runs in the release stage, the timing ones too: the fuzzers
+# then run first, alone.
+fuzz_pid=""
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-  step "fuzzers (${FUZZ_SECONDS}s each)"
   cmake --build build-sanitize -j"$JOBS" --target fuzzers
-  JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
+  if [ "${SKIP_ASAN:-0}" = 1 ]; then
+    step "fuzzers (${FUZZ_SECONDS}s each)"
+    JOBS=$JOBS ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
+  else
+    step "fuzzers (${FUZZ_SECONDS}s each), in the background"
+    in_background build-sanitize/fuzzers.log env JOBS="$JOBS" ./scripts/fuzz.sh build-sanitize "$FUZZ_SECONDS"
+    fuzz_pid=$!
+  fi
 fi
 
 if [ "${SKIP_ASAN:-0}" = 1 ]; then
   step "every test (release build)"
   ctest --test-dir build --output-on-failure -j"$JOBS"
 else
+  step "MPI tests (release build, one at a time)"
+  ctest --test-dir build --output-on-failure -L ranks
+  [ -z "$fuzz_pid" ] || report_background "$fuzz_pid" build-sanitize/fuzzers.log "fuzzers, as they ran in the background"
   report_background "$package_pid" build/package-and-container-tests.log \
     "package and container tests (release build), as they ran in the background"
-  step "timing, generator-health, MPI and memory tests (release build, one at a time)"
-  ctest --test-dir build --output-on-failure -L release
+  step "timing, generator-health and memory tests (release build, one at a time)"
+  ctest --test-dir build --output-on-failure -L release -LE ranks
 fi
