@@ -19,13 +19,16 @@ from harness import BIN, Target, main, run, write_scenario, temp_dir
 
 
 def scenario(url, duration="8s"):
+    """A ramp to 10 VUs over DURATION, or with duration="once" one iteration in each of 2 VUs
+    (a count of iterations: the run ends when both have), for the tests of what follows a run."""
+    load = "vus = 2, iterations = 2" if duration == "once" else f'stages = {{ {{"{duration}", 10}} }}'
     return f"""
 local http = require "stampede.http"
 local stampede = require "stampede"
 return {{
   name = "{LITERAL}",
   options = {{
-    stages = {{ {{"{duration}", 10}} }},
+    {load},
     thresholds = {{ {{"http.request", p95 = 250}}, {{"iteration.errors", rate = 1000}} }},
   }},
   run = function(vu)
@@ -136,7 +139,7 @@ class Dashboard(unittest.TestCase):
             stampede.kill()
 
     def test_linger_ends_the_process_by_itself(self):
-        path = write_scenario(scenario(self.target.url, duration="1s"), directory=self.dir)
+        path = write_scenario(scenario(self.target.url, duration="once"), directory=self.dir)
         stampede = Stampede(["run", path, "--quiet", "--dashboard-listen", "127.0.0.1:0", "--dashboard-linger", "2s"])
         try:
             url = stampede.url()
@@ -150,7 +153,7 @@ class Dashboard(unittest.TestCase):
             stampede.kill()
 
     def test_several_scenario_files_end_with_all_their_results(self):
-        files = [write_scenario(scenario(self.target.url, duration="1s"), name=f"s{i}.lua", directory=self.dir)
+        files = [write_scenario(scenario(self.target.url, duration="once"), name=f"s{i}.lua", directory=self.dir)
                  for i in (1, 2)]
         stampede = Stampede(["run", *files, "--quiet", "--dashboard-listen", "127.0.0.1:0", "--dashboard-linger", "5s"])
         try:

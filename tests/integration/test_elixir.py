@@ -72,7 +72,7 @@ class ElixirTest(unittest.TestCase):
         with Target(delay="fixed:5") as target:
             env = {"BASE_URL": target.url}
             ok = self.mix(["stampede.run", os.path.join(FIXTURES, "loadtest", "lobby.lua"), "--vus", "2",
-                           "--duration", "1s", "-q"], env)
+                           "--iterations", "2", "-q"], env)
             self.assertEqual(ok.returncode, 0, ok.stdout[-3000:] + ok.stderr[-3000:])
             self.assertRegex(ok.stdout, r"(?m)^pass channel\.join p95")
             failed = self.mix(["stampede.run", os.path.join(FIXTURES, "loadtest", "too_strict.lua"), "-q"], env)

@@ -129,9 +129,10 @@ def hold_open(conn):
 
 
 class Http2Scenarios(unittest.TestCase):
-    def observe(self, body, options="vus = 1, duration = \"100ms\"", globals_=""):
+    def observe(self, body, options="vus = 1, iterations = 1", globals_=""):
         """Runs `body` once per iteration with `report(table)` writing a JSON line; returns
-        the run's Result and the lines. Iterations started are finished (graceful_stop)."""
+        the run's Result and the lines. By default one VU runs it once (a count of iterations:
+        the run ends when it has); a duration's iterations started are finished (graceful_stop)."""
         directory = temp_dir()
         out = os.path.join(directory, "seen.jsonl")
         path = write_scenario(f"""
@@ -178,9 +179,11 @@ class AgainstTheBuiltInTarget(Http2Scenarios):
   local created = http.post("{self.tls_url}/api/posts", {{ json = {{ title = "over h2" }} }})
   local http1 = http.get("{self.target.url}/api/posts", {{ http2 = false }})
   if vu.iteration == 1 then report({{ plain = summary(plain), tls = summary(tls), created = summary(created), http1 = summary(http1) }}) end
-""", options='vus = 4, duration = "1s", http2 = true, insecure = true')
+""", options='vus = 4, iterations = 8, http2 = true, insecure = true')
         self.assertEqual(r.code, 0, r)
         self.assertEqual(r.metric("http.request.errors")["count"], 0, r)
+        # 8 iterations of 4 requests among 4 VUs: some VU ran a second one and reported.
+        self.assertEqual(r.metric("http.request")["count"], 32, r)
         first = seen[0]
         self.assertEqual((first["plain"]["status"], first["plain"]["proto"]), (200, "HTTP/2"), first)
         self.assertEqual((first["tls"]["status"], first["tls"]["proto"]), (200, "HTTP/2"), first)
@@ -197,7 +200,7 @@ class AgainstTheBuiltInTarget(Http2Scenarios):
   local who = http.get("{self.tls_url}/api/whoami")
   local redirected = http.get("{self.tls_url}/redirect?to=/api/posts&n=3")
   report({{ who = summary(who), redirected = summary(redirected) }})
-""", options='vus = 1, duration = "100ms", http2 = true, insecure = true')
+""", options='vus = 1, iterations = 1, http2 = true, insecure = true')
         self.assertEqual(r.code, 0, r)
         self.assertIn("=", seen[0]["who"]["body"], seen)
         self.assertEqual(seen[0]["redirected"]["status"], 200, seen)
@@ -211,14 +214,14 @@ class AgainstTheBuiltInTarget(Http2Scenarios):
         with Target(delay="fixed:30") as slow:
             path = write_scenario(f"""
 local http = require "stampede.http"
-return {{ options = {{ vus = 2, duration = "1s" }},
+return {{ options = {{ vus = 2, iterations = 2 }},
          run = function(vu) http.get("{slow.url}/api/posts", {{ http2 = vu.id % 2 == 0, name = vu.id % 2 == 0 and "h2" or "h1" }}) end }}
 """)
             r = run(["run", path])
         self.assertEqual(r.code, 0, r)
         h2, h1 = r.metric("http.request.h2"), r.metric("http.request.h1")
         for row in (h2, h1):
-            self.assertGreater(row["count"], 0, r)
+            self.assertEqual(row["count"], 1, r)  # one iteration in each VU
             self.assertGreaterEqual(row["p50"], 30.0, r)
 
     def test_curl_cross_checks_the_target(self):
@@ -269,7 +272,7 @@ return {{ options = {{ vus = 2, duration = "1s" }},
   for i, res in ipairs(h2) do out.h2[i] = summary(res) end
   for i, res in ipairs(h1) do out.h1[i] = summary(res) end
   report(out)
-""", options='vus = 1, duration = "100ms", http2 = true')
+""", options='vus = 1, iterations = 1, http2 = true')
             truth = slow.truth()
         self.assertEqual(r.code, 0, r)
         out = seen[0]
@@ -336,7 +339,7 @@ class AgainstNodeHttp2(Http2Scenarios):
            redirected = summary(redirected), head = summary(head), batch_ok = ok, stats = stats.body,
            gunzipped = gz.body == string.rep("compressed ", 1000) and gz.headers["content-encoding"] == "gzip",
            big_fill = big.body:sub(1, 26) == "abcdefghijklmnopqrstuvwxyz" and big.body:sub(-1) == string.char(97 + (20000000 - 1) % 26) }})
-""", options='vus = 1, duration = "100ms", http2 = true, insecure = true')
+""", options='vus = 1, iterations = 1, http2 = true, insecure = true')
         self.assertEqual(r.code, 0, r)
         self.assertEqual(r.metric("http.request.errors")["count"], 0, r)
         return seen[0]
@@ -379,7 +382,7 @@ class AgainstNodeHttp2(Http2Scenarios):
   local ok = 0
   for _, res in ipairs(all) do if res.status == 200 then ok = ok + 1 end end
   report({{ ok = ok, ms = stampede.now() - t0, stats = http.get("{node.url}/stats").body }})
-""", options='vus = 1, duration = "100ms", http2 = true')
+""", options='vus = 1, iterations = 1, http2 = true')
         self.assertEqual(r.code, 0, r)
         self.assertEqual(r.metric("http.request.errors")["count"], 0, r)
         self.assertEqual(seen[0]["ok"], 8, seen)
@@ -400,7 +403,7 @@ class AgainstNodeHttp2(Http2Scenarios):
   out.stalled = summary(http.get(base .. "/stall", {{ timeout = "300ms" }}))
   out.still_fine = summary(http.get(base .. "/echo"))
   report(out)
-""", options='vus = 1, duration = "100ms", http2 = true')
+""", options='vus = 1, iterations = 1, http2 = true')
         self.assertEqual(r.code, 0, r)
         out = seen[0]
         self.assertEqual(out["refused"]["reason"], "rst_stream REFUSED_STREAM", out)
@@ -421,8 +424,7 @@ class AgainstNodeHttp2(Http2Scenarios):
             r, seen = self.observe(f"""
   http.get("{node.url}/echo")
   report(summary(http.get("{node.url}/goaway?code=0&times=1")))
-  stampede.sleep("200ms")  -- one iteration
-""", options='vus = 1, duration = "100ms", http2 = true')
+""", options='vus = 1, iterations = 1, http2 = true')
         self.assertEqual(r.code, 0, r)
         self.assertEqual((seen[0]["status"], seen[0]["body"]), (200, "after goaway"), seen)
         self.assertEqual(r.metric("http.request.errors")["count"], 0, r)
@@ -433,8 +435,7 @@ class AgainstMisbehavingServers(Http2Scenarios):
     def one_request(self, server_url, timeout="2s"):
         r, seen = self.observe(f"""
   report(summary(http.get("{server_url}/x", {{ timeout = "{timeout}" }})))
-  stampede.sleep("100ms")
-""", options='vus = 1, duration = "100ms", http2 = true')
+""", options='vus = 1, iterations = 1, http2 = true')
         self.assertEqual(r.code, 0, r)
         self.assertEqual(r.metric("http.request.errors")["count"], 1, r)
         return seen[0]
@@ -548,7 +549,7 @@ class FallsBackToHttp1(Http2Scenarios):
   local out = {{}}
   for i = 1, 3 do out[i] = summary(http.get("{url}/")) end
   report(out)
-""", options='vus = 1, duration = "100ms", http2 = true, insecure = true')
+""", options='vus = 1, iterations = 1, http2 = true, insecure = true')
         finally:
             server.shutdown()
             server.server_close()

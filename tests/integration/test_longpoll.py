@@ -16,19 +16,16 @@ from browser_check import require_browser, run_check
 from harness import Target, run, write_scenario, main
 
 
-ONCE = 'duration = "300ms", graceful_stop = "20s"'
-
-
-def channels_scenario(url, body, options='vus = 2, duration = "1s"', once=False):
-    """`once`: each VU runs the body in its first iteration only (then idles to the end)."""
-    first = "  if vu.iteration > 0 then stampede.sleep(50) return end\n" if once else ""
+def channels_scenario(url, body, vus=2):
+    """Each of VUS VUs runs `body` once (a count of iterations, one a VU: the run ends when the
+    last has, however busy the cores)."""
     return write_scenario(f"""
 local channels = require "stampede.channels"
 local stampede = require "stampede"
 local URL = "{url}"
-return {{ options = {{ {options} }},
+return {{ options = {{ vus = {vus}, iterations = {vus} }},
          run = function(vu)
-{first}{body}
+{body}
          end }}
 """)
 
@@ -88,8 +85,10 @@ class AgainstTheTarget(unittest.TestCase):
   socket:leave("room:lobby")
 """), "--quiet"])
                 assert_checks_pass(self, r)
-                for m in ("channel.join", "channel.push", "channel.leave", "longpoll.poll", "iterations",
-                          "channel.messages"):
+                # One iteration a VU: each joined, pushed twice and left once.
+                for m, n in (("iterations", 2), ("channel.join", 2), ("channel.push", 4), ("channel.leave", 2)):
+                    self.assertEqual(count(r, m), n, m + "\n" + repr(r))
+                for m in ("longpoll.poll", "channel.messages"):
                     self.assertGreater(count(r, m), 0, m + "\n" + repr(r))
                 for m in ("channel.join.errors", "channel.push.errors", "channel.leave.errors", "longpoll.errors",
                           "iteration.errors", "vu.crashes"):
@@ -103,7 +102,7 @@ class AgainstTheTarget(unittest.TestCase):
                 iterations = count(r, "iterations")
                 channel_requests = sum(count(r, m) for m in ("channel.join", "channel.push", "channel.leave"))
                 self.assertGreaterEqual(counts["completed"], iterations + channel_requests, r)
-                self.assertLessEqual(counts["sent"], counts["completed"] + 2 * 4, r)  # cut off at the end: a few
+                self.assertEqual(counts["sent"], counts["completed"], r)  # whole iterations: none cut off
 
     def test_a_held_poll_carries_a_broadcast_and_empty_polls_end_with_204(self):
         # One VU listens on a topic; the server holds its poll until the other VU's broadcast.
@@ -118,7 +117,7 @@ class AgainstTheTarget(unittest.TestCase):
     socket:push("room:held", "shout", { late = true })
     stampede.sleep(100)
   end
-""", options='vus = 2, ' + ONCE, once=True), "--quiet"])
+"""), "--quiet"])
         assert_checks_pass(self, r)
         poll = r.metric("longpoll.poll")  # rows with counts: every column is a number
         # The listener's poll was held about 300 ms before the broadcast answered it (a lower
@@ -130,9 +129,9 @@ class AgainstTheTarget(unittest.TestCase):
 local live = require "stampede.liveview"
 local stampede = require "stampede"
 local BASE = "{self.target.url}"
--- graceful_stop: an iteration cut at the end (the default, 0) can have its page GET counted
--- as an http.request and never reach live.page; the comparison below wants whole iterations.
-return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "20s" }},
+-- One iteration a VU, each whole (the run ends when the last has): the comparison below wants
+-- no page GET counted as an http.request that never reached live.page.
+return {{ options = {{ vus = 2, iterations = 2 }},
          run = function(vu)
   local view = live.connect(BASE .. "/counter", {{ transport = "longpoll" }})
   stampede.check("starts at 0", view:text("#count") == "0")
@@ -150,8 +149,11 @@ return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "20s" }},
 """)
         r = run(["run", path, "--quiet"])
         assert_checks_pass(self, r)
-        for m in ("live.page", "live.join", "live.event", "live.navigate", "longpoll.poll"):
-            self.assertGreater(count(r, m), 0, m + "\n" + repr(r))
+        # One iteration a VU: two pages, three views joined (the navigation joins the third), a
+        # click, a change and a submit.
+        for m, n in (("live.page", 4), ("live.join", 6), ("live.event", 6), ("live.navigate", 2)):
+            self.assertEqual(count(r, m), n, m + "\n" + repr(r))
+        self.assertGreater(count(r, "longpoll.poll"), 0, r)
         for m in ("live.page.errors", "live.join.errors", "live.event.errors", "live.navigate.errors",
                   "longpoll.errors", "iteration.errors", "vu.crashes"):
             self.assertEqual(count(r, m), 0, m + "\n" + repr(r))
@@ -162,7 +164,7 @@ return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "20s" }},
     def test_a_bad_transport_name_is_a_clear_error(self):
         r = run(["run", channels_scenario(self.url, """
   channels.connect(URL, { transport = "carrier-pigeon" })
-""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+""", vus=1), "--quiet"])
         self.assertEqual(count(r, "iteration.errors"), 1, r)
         self.assertIn('transport must be "websocket" or "longpoll"', r.out + r.err, r)
 
@@ -227,7 +229,7 @@ class Reconnects(unittest.TestCase):
   end
   stampede.check("the rejoined channel hears broadcasts", heard)
 """.replace("STATS", json.dumps(self.target.url + "/__channels")),
-                 options='vus = 2, duration = "300ms", graceful_stop = "60s"', once=True), "--quiet"], timeout=120)
+                 ), "--quiet"], timeout=120)
         self.assertEqual(r.code, 0, r)
         assert_checks_pass(self, r)
         self.assertEqual(count(r, "vu.crashes"), 0, r)
@@ -257,9 +259,8 @@ class Reconnects(unittest.TestCase):
         path = write_scenario(f"""
 local live = require "stampede.liveview"
 local stampede = require "stampede"
-return {{ options = {{ vus = 2, duration = "300ms", graceful_stop = "40s" }},
+return {{ options = {{ vus = 2, iterations = 2 }},
          run = function(vu)
-  if vu.iteration > 0 then stampede.sleep(50) return end
   local view = live.connect("{self.target.url}/counter", {{ transport = "longpoll" }})
   local last, clicks, resets, lost = 0, 0, 0, 0
   local give_up = stampede.now() + 30000
@@ -322,9 +323,8 @@ return {{ options = {{ vus = 2, duration = "300ms", graceful_stop = "40s" }},
         path = write_scenario(f"""
 local live = require "stampede.liveview"
 local stampede = require "stampede"
-return {{ options = {{ vus = 1, {ONCE} }},
+return {{ options = {{ vus = 1, iterations = 1 }},
          run = function(vu)
-  if vu.iteration > 0 then stampede.sleep(50) return end
   local view = live.connect("{self.target.url}/counter", {{ transport = "longpoll", reconnect = false }})
   view:click("inc")
   stampede.sleep(1800)
@@ -354,7 +354,7 @@ return {{ options = {{ vus = 1, {ONCE} }},
   stampede.check("closed for good", not socket:is_open())
   local ok, err = pcall(socket.push, socket, "room:lobby", "ping", {})
   stampede.check("and says so", not ok and err.kind == "closed")
-""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+""", vus=1), "--quiet"])
         assert_checks_pass(self, r)
         self.assertEqual(r.reasons("longpoll.errors"), {"session_gone": 1}, r)
         self.assertEqual(count(r, "channel.reconnects"), 0, r)
@@ -369,7 +369,7 @@ return {{ options = {{ vus = 1, {ONCE} }},
   stampede.sleep(1300)
   local reply = socket:push("room:lobby", "ping", { n = 7 }, { timeout = "5s" })
   stampede.check("a push after the reconnect is answered", reply.n == 7)
-""", options='vus = 1, ' + ONCE, once=True), "--quiet"])
+""", vus=1), "--quiet"])
         assert_checks_pass(self, r)
         self.assertGreaterEqual(count(r, "channel.reconnects"), 1, r)
         self.assertEqual(count(r, "channel.rejoin"), count(r, "channel.reconnects"), r)
@@ -486,7 +486,7 @@ class BadServers(unittest.TestCase):
     def run_against(self, behaviour, body, timeout=60):
         # A hang would be the harness's timeout.
         r = run(["run", channels_scenario(f"{self.server.url}/{behaviour}/socket", body,
-                                          options='vus = 1, ' + ONCE, once=True)], timeout=timeout)
+                                          vus=1)], timeout=timeout)
         self.assertEqual(r.code, 0, r)
         self.assertEqual(count(r, "vu.crashes"), 0, r)
         self.assertEqual(count(r, "iteration.errors"), 0, r)

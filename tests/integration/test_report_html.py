@@ -124,7 +124,7 @@ class HtmlReport(unittest.TestCase):
         self.assertIn("--html", r.err)
 
     def test_unwritable_html_path_loses_nothing_else(self):
-        path = write_scenario('return { options = { vus = 1, duration = "300ms" }, run = function() end }')
+        path = write_scenario('return { options = { vus = 1, iterations = 1 }, run = function() end }')
         out = os.path.join(self.dir, "other.json")
         r = run(["run", path, "--quiet", "--out", out, "--html", os.path.join(self.dir, "no-such-dir", "r.html")])
         self.assertEqual(r.code, 2, r)

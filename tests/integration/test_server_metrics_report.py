@@ -84,7 +84,7 @@ return {{
         with open(events_path, "w") as f:
             f.write(events)
         scenario = write_scenario("""
-return { options = { vus = 1, duration = "1s" }, run = function() end }
+return { options = { vus = 1, iterations = 1 }, run = function() end }
 """, name="idle.lua", directory=self.dir)
         dashboard = Stampede(["run", scenario, "--quiet", "--dashboard", "--dashboard-listen", "127.0.0.1:0",
                               "--dashboard-linger", "60s"])

@@ -11,13 +11,13 @@ from node_peer import NodePeer
 
 
 def scenario(body):
+    """One VU runs `body` once (a count of iterations: the run ends when it has)."""
     return write_scenario(f"""
 local sio = require "stampede.socketio"
 local stampede = require "stampede"
 local json = require "stampede.json"
-return {{ options = {{ vus = 1, duration = "1s", graceful_stop = "20s" }},
+return {{ options = {{ vus = 1, iterations = 1 }},
          run = function(vu)
-           if vu.iteration > 0 then stampede.sleep("1s") return end
 {body}
          end }}
 """)

@@ -12,13 +12,13 @@ from harness import Target, run, temp_dir, write_scenario, main
 from node_peer import NodePeer, node
 
 
-def scenario(body, opts='vus = 1, duration = "1s", graceful_stop = "20s"'):
+def scenario(body):
+    """One VU runs `body` once (a count of iterations: the run ends when it has)."""
     return write_scenario(f"""
 local sse = require "stampede.sse"
 local stampede = require "stampede"
-return {{ options = {{ {opts} }},
+return {{ options = {{ vus = 1, iterations = 1 }},
          run = function(vu)
-           if vu.iteration > 0 then stampede.sleep("1s") return end
 {body}
          end }}
 """)

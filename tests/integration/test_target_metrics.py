@@ -56,13 +56,14 @@ class TargetMetrics(unittest.TestCase):
             # HTTP only: the counter is exactly what the run sent (scrapes are not counted).
             path = write_scenario(f"""
 local http = require "stampede.http"
-return {{ options = {{ vus = 3, duration = "1s", graceful_stop = "5s" }},
+return {{ options = {{ vus = 3, iterations = 3 }},
          run = function() http.get("{target.url}/api/posts") end }}
 """)
             r = run(["run", path, "--quiet"])
             self.assertEqual(r.code, 0, r)
             after = scrape(target.url)
-            self.assertEqual(value(after, "stampede_target_http_requests"), r.metric("http.request")["count"])
+            self.assertEqual(r.metric("http.request")["count"], 3, r)
+            self.assertEqual(value(after, "stampede_target_http_requests"), 3)
             self.assertGreater(value(after, "process_cpu_seconds"), value(first, "process_cpu_seconds"))
 
             # The lag probe runs from the first scrape on: a timer ten times a second. How many
@@ -88,18 +89,18 @@ return {{ options = {{ vus = 3, duration = "1s", graceful_stop = "5s" }},
             path = write_scenario(f"""
 local channels = require "stampede.channels"
 local stampede = require "stampede"
-return {{ options = {{ vus = 2, duration = "1s", graceful_stop = "5s" }},
+return {{ options = {{ vus = 2, iterations = 2 }},
          run = function()
            local socket = channels.connect("{ws}")
            socket:join("room:lobby")
            socket:join("room:other")
-           stampede.sleep(20)
          end }}
 """)
             r = run(["run", path, "--quiet"])
             self.assertEqual(r.code, 0, r)
             joined = scrape(target.url)
-            self.assertEqual(value(joined, "stampede_target_channel_joins"), r.metric("channel.join")["count"])
+            self.assertEqual(r.metric("channel.join")["count"], 4, r)
+            self.assertEqual(value(joined, "stampede_target_channel_joins"), 4)
             deadline = time.time() + 5  # the last sockets close as the run ends
             while value(joined, "stampede_target_websocket_sessions", {"kind": "channels"}) and time.time() < deadline:
                 time.sleep(0.1)

@@ -32,10 +32,11 @@ class TargetProcesses(unittest.TestCase):
             "stampede-procs-")
         try:
             wait_until_accepting(self, port, time.time() + 10)
-            # 12 VUs, a connection each: the kernel spreads connections over the processes.
+            # 12 VUs, one iteration and a connection each: the kernel spreads connections over
+            # the processes.
             path = write_scenario(f"""
 local http = require "stampede.http"
-return {{ options = {{ vus = 12, duration = "1s", graceful_stop = "5s" }},
+return {{ options = {{ vus = 12, iterations = 12 }},
          run = function() http.get("http://127.0.0.1:{port}/api/posts") end }}
 """)
             r = run(["run", path, "--quiet"])
@@ -51,7 +52,8 @@ return {{ options = {{ vus = 12, duration = "1s", graceful_stop = "5s" }},
             truth = json.load(f)
         self.assertEqual(len(truth["processes"]), 3)
         self.assertEqual(truth["count"], sum(p["count"] for p in truth["processes"]))
-        self.assertEqual(truth["count"], r.metric("http.request")["count"], r)
+        self.assertEqual(truth["count"], 12, truth)
+        self.assertEqual(r.metric("http.request")["count"], 12, r)
         self.assertGreaterEqual(sum(1 for p in truth["processes"] if p["count"] > 0), 2,
                                 f"connections did not spread over the processes: {truth}")
         self.assertIn(f"3 processes held {truth['count']} requests", err)

@@ -7,8 +7,8 @@ defmodule Stampede do
   Options: every `stampede run` flag, as the option of the same name with `_` for `-`
   (`stampede run --help` lists them), see `flags/1`:
 
-    * with a value, `--flag VALUE`: `:vus`, `:rate`, `:duration`, `:max_vus`, `:threads`,
-      `:cpu_policy`, `:local_addresses`, `:nodes`, `:procs_per_node`, `:rank_timeout`, `:out`,
+    * with a value, `--flag VALUE`: `:vus`, `:rate`, `:duration`, `:iterations`, `:max_vus`,
+      `:threads`, `:cpu_policy`, `:local_addresses`, `:nodes`, `:procs_per_node`, `:rank_timeout`, `:out`,
       `:out_stream`, `:badge`, `:junit`, `:prometheus`, `:html`, `:start`, `:step`,
       `:up_to`, `:hold`, `:ramp`, `:dashboard_listen`, `:dashboard_linger`, `:summary`,
       `:server_metrics` (a URL, or a list of them: one `--server-metrics` each),
@@ -35,10 +35,10 @@ defmodule Stampede do
 
   # The `stampede run` flags (a test compares them with `stampede run --help`).
   # `--flag VALUE`:
-  @value_flags [:vus, :rate, :duration, :max_vus, :threads, :cpu_policy, :local_addresses, :nodes,
-                :procs_per_node, :rank_timeout, :out, :out_stream, :badge, :junit, :prometheus, :html, :start,
-                :step, :up_to, :hold, :ramp, :dashboard_listen, :dashboard_linger, :summary, :server_metrics,
-                :server_metrics_every]
+  @value_flags [:vus, :rate, :duration, :iterations, :max_vus, :threads, :cpu_policy, :local_addresses,
+                :nodes, :procs_per_node, :rank_timeout, :out, :out_stream, :badge, :junit, :prometheus, :html,
+                :start, :step, :up_to, :hold, :ramp, :dashboard_listen, :dashboard_linger, :summary,
+                :server_metrics, :server_metrics_every]
   # `--flag` when true, nothing when false:
   @boolean_flags [:quiet, :insecure, :parallel, :dashboard]
   # `--flag` when true, `--flag=VALUE` with a value:

@@ -50,18 +50,20 @@ defmodule StampedeTest do
 
   test "assert_load passes when every threshold passes", %{env: env} do
     File.cd!(@fixtures, fn ->
-      result = assert_load("loadtest/lobby.lua", vus: 3, duration: "2s", env: env)
+      # One iteration in each VU: the run ends when the last has.
+      result = assert_load("loadtest/lobby.lua", vus: 3, iterations: 3, env: env)
       assert result.exit_status == 0
       assert result.output =~ ~r/^pass channel\.join p95/m
-      assert result.output =~ ~r/^channel\.join\s+[1-9]/m
+      assert result.output =~ ~r/^channel\.join\s+3\s/m
       assert "--vus" in result.args
+      assert "--iterations" in result.args
     end)
   end
 
   test "assert_load fails with the run's summary in the message", %{env: env} do
     error =
       assert_raise ExUnit.AssertionError, fn ->
-        assert_load(Path.join(@fixtures, "loadtest/too_strict.lua"), vus: 2, duration: "1s", env: env)
+        assert_load(Path.join(@fixtures, "loadtest/too_strict.lua"), vus: 2, iterations: 2, env: env)
       end
 
     assert error.message =~ "a threshold failed"
@@ -125,7 +127,7 @@ defmodule StampedeTest do
   end
 
   test "insecure: true reaches the binary", %{env: env} do
-    result = assert_load(Path.join(@fixtures, "loadtest/lobby.lua"), vus: 1, duration: "1s", insecure: true, env: env)
+    result = assert_load(Path.join(@fixtures, "loadtest/lobby.lua"), vus: 1, iterations: 1, insecure: true, env: env)
     assert "--insecure" in result.args
     assert "--quiet" in result.args
   end
