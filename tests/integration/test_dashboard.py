@@ -19,9 +19,11 @@ from harness import BIN, Target, main, run, write_scenario, temp_dir
 
 
 def scenario(url, duration="8s"):
-    """A ramp to 10 VUs over DURATION, or with duration="once" one iteration in each of 2 VUs
-    (a count of iterations: the run ends when both have), for the tests of what follows a run."""
-    load = "vus = 2, iterations = 2" if duration == "once" else f'stages = {{ {{"{duration}", 10}} }}'
+    """A ramp to 10 VUs over 2 s held for the rest of DURATION, or with duration="once" one
+    iteration in each of 2 VUs (a count of iterations: the run ends when both have), for the
+    tests of what follows a run."""
+    load = ("vus = 2, iterations = 2" if duration == "once"
+            else f'stages = {{ {{"2s", 10}}, {{"{duration}", 10}} }}')
     return f"""
 local http = require "stampede.http"
 local stampede = require "stampede"
@@ -92,6 +94,22 @@ def get(url, host=None):
         return e.code, e.read()
 
 
+def wait_for_a_second(url, timeout=60):
+    """Reads the page's event stream until the run's first merged second (an unnamed event):
+    the run is going, so a Ctrl-C now ends it rather than the process before it began."""
+    with urllib.request.urlopen(url + "events", timeout=timeout) as stream:
+        named = False
+        for raw in stream:
+            line = raw.decode("utf-8").rstrip("\n")
+            if line.startswith("event:"):
+                named = True
+            elif line.startswith("data:") and not named:
+                return
+            elif line == "":
+                named = False
+    raise AssertionError("the event stream ended before the run's first second")
+
+
 class Dashboard(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -104,7 +122,9 @@ class Dashboard(unittest.TestCase):
         cls.target.close()
 
     def test_page_follows_the_run_then_serves_the_results_until_ctrl_c(self):
-        path = write_scenario(scenario(self.target.url), directory=self.dir)
+        # Long enough for a browser that starts slowly on a busy host: the check ends the run
+        # with a Ctrl-C once it has seen the live page (and the run is then judged as usual).
+        path = write_scenario(scenario(self.target.url, duration="300s"), directory=self.dir)
         out = os.path.join(self.dir, "results.json")
         stampede = Stampede(["run", path, "--quiet", "--threads", "2", "--out", out,
                              "--dashboard", "--dashboard-listen", "127.0.0.1:0"])
@@ -112,9 +132,11 @@ class Dashboard(unittest.TestCase):
             url = stampede.url()
             self.assertRegex(url, r"^http://127\.0\.0\.1:\d+/$")
             run_check(self, "dashboard_check.js", "--url", url, "--live", artifact("dashboard-live.png"),
-                      "--final", artifact("dashboard-final.png"), "--literal", LITERAL)
+                      "--final", artifact("dashboard-final.png"), "--literal", LITERAL,
+                      "--interrupt-pid", str(stampede.proc.pid))
 
-            # The run is over, the results file written; the process keeps serving them.
+            # The run is over (ended by the check's Ctrl-C), the results file written; the
+            # process keeps serving them.
             stampede.wait_for_stderr(r"serving the final results at .* until Ctrl-C", 30)
             self.assertIsNone(stampede.proc.poll())
             status, body = get(url + "results.json")
@@ -168,7 +190,8 @@ class Dashboard(unittest.TestCase):
             stampede.kill()
 
     def test_results_before_the_end_are_not_there_yet(self):
-        path = write_scenario(scenario(self.target.url, duration="3s"), directory=self.dir)
+        # A run far longer than the test, ended by a Ctrl-C once the page has been asked for.
+        path = write_scenario(scenario(self.target.url, duration="300s"), directory=self.dir)
         stampede = Stampede(["run", path, "--quiet", "--dashboard-listen", "127.0.0.1:0", "--dashboard-linger", "0"])
         try:
             url = stampede.url()
@@ -177,6 +200,8 @@ class Dashboard(unittest.TestCase):
             status, page = get(url)
             self.assertEqual(status, 200)
             self.assertIn(b"Content-Security-Policy", page)
+            wait_for_a_second(url)
+            stampede.proc.send_signal(signal.SIGINT)
             code, _, stderr = stampede.finish(timeout=20)
             self.assertEqual(code, 0, stderr)
             self.assertNotIn("serving the final results", stderr)  # --dashboard-linger 0

@@ -6,6 +6,10 @@
 //
 //   node dashboard_check.js --url http://127.0.0.1:4040/ --live live.png --final final.png
 //                           [--literal '<script>alert(1)</script>'] [--timeout-ms 60000]
+//                           [--interrupt-pid PID]
+//
+// With --interrupt-pid the run is ended by a Ctrl-C (SIGINT to PID) once the live checks are
+// done, so a long run need not be timed against how fast the browser starts on a busy host.
 //
 // One line per check ("ok - ..." / "not ok - ..."); exits 1 on any failure.
 "use strict";
@@ -19,7 +23,7 @@ function count(text) {
 }
 
 async function main() {
-  const args = parseArgs(process.argv, ["url", "live", "final", "literal", "timeout-ms"]);
+  const args = parseArgs(process.argv, ["url", "live", "final", "literal", "timeout-ms", "interrupt-pid"]);
   const timeout = Number(args["timeout-ms"] || 60000);
   const origin = new URL(args.url).origin;
   const checks = new Checks();
@@ -49,6 +53,7 @@ async function main() {
                                null, {timeout: 8000}).catch(() => {});
     await page.screenshot({path: args.live, fullPage: true});
     console.log(`screenshot: ${args.live}`);
+    if (args["interrupt-pid"]) process.kill(Number(args["interrupt-pid"]), "SIGINT");
 
     await page.waitForSelector(".verdict.pass, .verdict.fail, .verdict.neutral", {timeout});
     await page.waitForTimeout(300);
