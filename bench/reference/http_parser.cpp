@@ -1,17 +1,19 @@
 // bench/http-parser's program: the CPU one HTTP/1.1 message costs to parse, Stampede's parsers
-// (proto::HttpResponseParser, proto::HttpRequestParser) against Boost.Beast's
-// (http::response_parser / http::request_parser with a string body), on the same bytes, in one
+// (proto::HttpResponseParser, proto::HttpRequestParser: since issue 38 a layer of our own over
+// Boost.Beast's basic_parser) against the hand-written parsers they replaced ("old", compiled
+// from git into this program when STAMPEDE_OLD_PARSERS is defined) and Beast's stock
+// http::response_parser / http::request_parser with a string body, on the same bytes, in one
 // process and one run, rounds interleaved. The messages are files (bench/http-parser captures
 // them from `stampede target` and from `stampede run`), each one whole HTTP/1.1 message.
 //
 // Each side is used the way its load path would use it:
-// - ours: one parser per connection, reset() per message; the response side hands its headers
-//   and body back with reuse() as clients/http_connection does (design 031), so a warm parse
-//   allocates nothing.
+// - ours and old: one parser per connection, reset() per message; the response side hands its
+//   headers and body back with reuse() as clients/http_connection does (design 031), so a warm
+//   parse allocates nothing.
 // - Beast: a parser is good for one message, so one is constructed per message (Beast's
 //   documented use), eager, with the same limits. "beast+layer" adds what a thin layer over
-//   Beast would still do to give the rest of the tree what it reads today: the status or
-//   method and target, and the headers as lowercased HttpHeader pairs.
+//   Beast's own fields would still do to give the rest of the tree what it reads today: the
+//   status or method and target, and the headers as lowercased HttpHeader pairs.
 //
 // Usage: http_parser ROUNDS ITERATIONS response|request FILE...
 // Prints, per round and file, nanoseconds per message for each side and the allocations one
@@ -29,6 +31,10 @@
 
 #include "proto/http_request_parser.hpp"
 #include "proto/http_response_parser.hpp"
+#ifdef STAMPEDE_OLD_PARSERS
+#include "proto_old/http_request_parser.hpp"
+#include "proto_old/http_response_parser.hpp"
+#endif
 
 // Counts allocations, to say how many one warm parse makes (design 031 removed most of a
 // request's; a parser that allocates per header would add them back).
@@ -94,8 +100,9 @@ void layer_headers(const http::basic_parser<isRequest>&, const http::fields& fie
 
 // --- responses ---
 
+template <class Parser>
 struct OurResponse {
-  stampede::proto::HttpResponseParser parser;
+  Parser parser;
   std::size_t parse(std::string_view bytes) {
     parser.reset();
     if (parser.feed(bytes) != bytes.size() || !parser.done()) fail(("ours: " + parser.error()).c_str());
@@ -127,8 +134,9 @@ std::size_t beast_response(std::string_view bytes, bool layer, std::vector<HttpH
 
 // --- requests ---
 
+template <class Parser>
 struct OurRequest {
-  stampede::proto::HttpRequestParser parser;
+  Parser parser;
   std::size_t parse(std::string_view bytes) {
     parser.reset();
     if (parser.feed(bytes) != bytes.size() || !parser.done()) fail(("ours: " + parser.error()).c_str());
@@ -169,8 +177,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> messages;
   for (int i = 4; i < argc; ++i) messages.push_back(read_file(argv[i]));
 
-  OurResponse our_response;
-  OurRequest our_request;
+  OurResponse<stampede::proto::HttpResponseParser> our_response;
+  OurRequest<stampede::proto::HttpRequestParser> our_request;
+#ifdef STAMPEDE_OLD_PARSERS
+  OurResponse<stampede::proto_old::HttpResponseParser> old_response;
+  OurRequest<stampede::proto_old::HttpRequestParser> old_request;
+#endif
   std::vector<HttpHeader> headers;
   std::string method;
   std::string target;
@@ -178,13 +190,28 @@ int main(int argc, char** argv) {
     for (std::size_t m = 0; m < messages.size(); ++m) {
       const std::string_view bytes = messages[m];
       double ours = 0;
+      double old = 0;
       double beast = 0;
       double layered = 0;
       long long ours_allocs = 0;
+      long long old_allocs = -1;
       long long beast_allocs = 0;
       long long layered_allocs = 0;
-      auto measure = [&](auto&& our_parse, auto&& beast_parse, auto&& layered_parse) {
-        auto run_ours = [&] { ours = ns_per(iterations, our_parse); };
+      auto measure = [&](auto&& our_parse, auto&& old_parse, auto&& beast_parse, auto&& layered_parse) {
+        (void)old_parse;
+        auto run_ours = [&] {
+#ifdef STAMPEDE_OLD_PARSERS
+          if (round % 2 == 0) {
+            ours = ns_per(iterations, our_parse);
+            old = ns_per(iterations, old_parse);
+          } else {
+            old = ns_per(iterations, old_parse);
+            ours = ns_per(iterations, our_parse);
+          }
+#else
+          ours = ns_per(iterations, our_parse);
+#endif
+        };
         auto run_beast = [&] {
           beast = ns_per(iterations, beast_parse);
           layered = ns_per(iterations, layered_parse);
@@ -198,21 +225,34 @@ int main(int argc, char** argv) {
           run_ours();
         }
         ours_allocs = allocations_of(our_parse);
+#ifdef STAMPEDE_OLD_PARSERS
+        old_allocs = allocations_of(old_parse);
+#endif
         beast_allocs = allocations_of(beast_parse);
         layered_allocs = allocations_of(layered_parse);
       };
       if (kind == "response") {
         measure([&] { sink = sink + our_response.parse(bytes); },
+#ifdef STAMPEDE_OLD_PARSERS
+                [&] { sink = sink + old_response.parse(bytes); },
+#else
+                [] {},
+#endif
                 [&] { sink = sink + beast_response(bytes, false, headers); },
                 [&] { sink = sink + beast_response(bytes, true, headers); });
       } else {
         measure([&] { sink = sink + our_request.parse(bytes); },
+#ifdef STAMPEDE_OLD_PARSERS
+                [&] { sink = sink + old_request.parse(bytes); },
+#else
+                [] {},
+#endif
                 [&] { sink = sink + beast_request(bytes, false, headers, method, target); },
                 [&] { sink = sink + beast_request(bytes, true, headers, method, target); });
       }
-      std::printf("round %d %s %s bytes %zu ours %.1f beast %.1f beast+layer %.1f allocations %lld %lld %lld\n", round,
-                  kind.c_str(), argv[4 + m], bytes.size(), ours, beast, layered, ours_allocs, beast_allocs,
-                  layered_allocs);
+      std::printf("round %d %s %s bytes %zu ours %.1f old %.1f beast %.1f beast+layer %.1f allocations %lld %lld %lld %lld\n",
+                  round, kind.c_str(), argv[4 + m], bytes.size(), ours, old, beast, layered, ours_allocs, old_allocs,
+                  beast_allocs, layered_allocs);
     }
   }
   return 0;

@@ -1,36 +1,29 @@
 #include "proto/http_request_parser.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
+#include <optional>
 
+#include "proto/http_beast.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::proto {
 namespace {
 
+namespace http = boost::beast::http;
+using boost::beast::error_code;
 using namespace http_text;
+using namespace http_beast;
 
-// Field values may hold visible ASCII, spaces, tabs and obs-text; no other control bytes.
-bool is_field_value(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c == '\t' || (c >= 0x20 && c != 0x7f);
-  });
-}
+constexpr std::string_view kBareLfInRequest = "bare LF in the request head (lines end with CRLF)";
 
-// origin-form, absolute-form, authority-form and "*" are all visible ASCII without spaces.
-bool is_request_target(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c > 0x20 && c < 0x7f;
-  });
-}
-
-// A line without its LF and optional CR; a CR anywhere else is an error for the caller.
-std::string_view strip_cr(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
+// "HTTP/d.d": a version we could name but do not speak (505), not a malformed one (400).
+bool is_other_http_version(std::string_view request_line) {
+  const std::size_t sp1 = request_line.find(' ');
+  const std::size_t sp2 = sp1 == std::string_view::npos ? sp1 : request_line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return false;
+  const std::string_view version = request_line.substr(sp2 + 1);
+  return version.size() == 8 && version.substr(0, 5) == "HTTP/" && version[6] == '.' && ascii::is_digit(version[5]) &&
+         ascii::is_digit(version[7]);
 }
 
 }  // namespace
@@ -65,360 +58,439 @@ bool HttpRequest::expects_continue() const {
   return version_minor >= 1 && expect != nullptr && iequals(*expect, "100-continue");
 }
 
-HttpRequestParser::HttpRequestParser(HttpRequestLimits limits) : limits_(limits) {}
+struct HttpRequestParser::Impl {
+  // Beast's parser with our callbacks; a new one for every request (a few words, nothing
+  // allocated), as Beast's parsers are good for one message.
+  class Grammar final : public http::basic_parser<true> {
+   public:
+    explicit Grammar(Impl& impl) : impl_(impl) {}
+
+   private:
+    void on_request_impl(http::verb, boost::beast::string_view method, boost::beast::string_view target, int version,
+                         error_code&) override {
+      impl_.on_request_line(sv(method), sv(target), version);
+    }
+    void on_response_impl(int, boost::beast::string_view, int, error_code&) override {}
+    void on_field_impl(http::field f, boost::beast::string_view name, boost::beast::string_view value,
+                       error_code& ec) override {
+      impl_.on_field(f, sv(name), sv(value), ec);
+    }
+    void on_header_impl(error_code& ec) override { impl_.on_header(ec); }
+    void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
+    std::size_t on_body_impl(boost::beast::string_view body, error_code&) override { return impl_.on_body(sv(body)); }
+    void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view, error_code& ec) override {
+      impl_.on_chunk_header(size, ec);
+    }
+    std::size_t on_chunk_body_impl(std::uint64_t remain, boost::beast::string_view body, error_code&) override {
+      return impl_.on_chunk_body(remain, sv(body));
+    }
+    void on_finish_impl(error_code&) override { impl_.p->state_ = State::Done; }
+
+    Impl& impl_;
+  };
+
+  HttpRequestParser* p = nullptr;  // the owner: set on every call, as the parser may have moved
+  std::optional<Grammar> grammar;
+  // Bytes Beast must see again with more: a head that arrived in pieces (from its first
+  // byte), or a chunk-size line or trailer section cut at the end of a read.
+  std::string pending;
+  std::size_t scan_from = 0;     // where `pending` (a head) is searched for its end next
+  std::size_t lf_checked = 0;    // how much of `pending` (a head) was looked at for a bare LF
+  std::uint64_t chunk_left = 0;  // of the chunk whose data is arriving
+  bool trailers = false;         // the framing line being read is the last chunk's: its trailers follow
+  bool chunks_seen = false;      // a chunk's data came: the next size line follows its CRLF
+  bool request_line_seen = false;
+  bool content_length_seen = false;
+  std::size_t transfer_codings = 0;
+  bool transfer_coding_other = false;  // one that is not chunked
+  // The previous request's header strings, kept for their capacity.
+  std::vector<HttpHeader> spare_headers;
+  std::size_t spare_used = 0;
+
+  const HttpRequestLimits& limits() const { return p->limits_; }
+
+  void begin() {
+    grammar.emplace(*this);
+    grammar->header_limit(header_limit(limits().max_head_bytes));
+    grammar->body_limit(boost::none);  // ours, with the 413 and drop_large_bodies
+    grammar->eager(false);             // stop after the head: feed_head stops there
+    chunk_left = 0;
+    trailers = false;
+    chunks_seen = false;
+    request_line_seen = false;
+    content_length_seen = false;
+    transfer_codings = 0;
+    transfer_coding_other = false;
+  }
+
+  void reset() {
+    if (pending.capacity() > kKeptHeadCapacity) {
+      std::string().swap(pending);
+    } else {
+      pending.clear();
+    }
+    scan_from = 0;
+    lf_checked = 0;
+    recycle_headers();
+    begin();
+  }
+
+  void recycle_headers() {
+    auto& headers = p->request_.headers;
+    if (headers.empty()) return;
+    spare_headers.swap(headers);
+    headers.clear();
+    spare_used = 0;
+  }
+
+  void fail(int status, std::string reason) {
+    p->state_ = State::Error;
+    p->error_status_ = status;
+    p->error_ = std::move(reason);
+  }
+
+  // Forgets what Beast made of a head that had not all arrived; it starts again once it has.
+  void restart_head() {
+    recycle_headers();
+    p->request_.method.clear();
+    p->request_.target.clear();
+    p->request_.version_minor = 1;
+    p->state_ = State::Head;
+    p->error_.clear();
+    p->error_status_ = 0;
+    begin();
+  }
+
+  std::string head_too_large() const {
+    return "request head larger than " + std::to_string(limits().max_head_bytes) + " bytes";
+  }
+  std::string body_too_large() const {
+    return "request body larger than " + std::to_string(limits().max_body_bytes) + " bytes";
+  }
+
+  // ---- Beast's callbacks ----------------------------------------------------------------------
+
+  void on_request_line(std::string_view method, std::string_view target, int version) {
+    request_line_seen = true;
+    p->request_.method.assign(method);
+    p->request_.target.assign(target);
+    p->request_.version_minor = version % 10;  // Beast reads only HTTP/1.0 and HTTP/1.1
+  }
+
+  void on_field(http::field f, std::string_view name, std::string_view value, error_code& ec) {
+    if (grammar->is_header_done()) return;  // a trailer field: nothing uses them
+    auto& headers = p->request_.headers;
+    if (headers.size() >= limits().max_headers) {
+      fail(431, "more than " + std::to_string(limits().max_headers) + " header fields");
+      ec = stopped();
+      return;
+    }
+    if (f == http::field::transfer_encoding) {
+      for_each_list_element(value, [&](std::string_view coding) {
+        ++transfer_codings;
+        if (!iequals(coding, "chunked")) transfer_coding_other = true;
+      });
+    } else if (f == http::field::content_length) {
+      content_length_seen = true;
+    }
+    HttpHeader& h =
+        spare_used < spare_headers.size() ? headers.emplace_back(std::move(spare_headers[spare_used++])) : headers.emplace_back();
+    h.name.resize(name.size());
+    std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
+    h.value.assign(value);
+  }
+
+  void on_header(error_code& ec) {
+    // Beast refused Transfer-Encoding with Content-Length already; only chunked, once, is read.
+    if (transfer_codings > 0 && (transfer_codings != 1 || transfer_coding_other)) {
+      fail(501, "unsupported Transfer-Encoding (only chunked)");
+      ec = stopped();
+      return;
+    }
+    if (grammar->is_done()) return;  // no body: on_finish follows
+    p->state_ = State::Body;
+    if (const auto length = grammar->content_length()) {
+      if (*length > limits().max_body_bytes) {
+        if (!limits().drop_large_bodies) {
+          fail(413, body_too_large());
+          ec = stopped();
+          return;
+        }
+        p->drop_body_ = true;
+      }
+      if (!p->drop_body_) p->request_.body.reserve(static_cast<std::size_t>(*length));
+    }
+  }
+
+  std::size_t on_body(std::string_view bytes) {
+    if (!p->drop_body_) p->request_.body.append(bytes);
+    return bytes.size();
+  }
+
+  void on_chunk_header(std::uint64_t size, error_code& ec) {
+    if (size == 0) return;  // the last chunk
+    const auto& body = p->request_.body;
+    if (!p->drop_body_ && size > limits().max_body_bytes - std::min(body.size(), limits().max_body_bytes)) {
+      if (!limits().drop_large_bodies) {
+        fail(413, body_too_large());
+        ec = stopped();
+        return;
+      }
+      p->drop_body();
+    }
+    chunk_left = size;
+    chunks_seen = true;
+  }
+
+  std::size_t on_chunk_body(std::uint64_t remain, std::string_view bytes) {
+    chunk_left = remain - bytes.size();
+    return on_body(bytes);
+  }
+
+  // ---- feeding Beast --------------------------------------------------------------------------
+
+  std::size_t put(std::string_view bytes, error_code& ec) {
+    return grammar->put(boost::asio::const_buffer(bytes.data(), bytes.size()), ec);
+  }
+
+  void fail_head(const error_code& ec, std::string_view at) {
+    using http::error;
+    if (p->state_ == State::Error) return;  // a callback's own status
+    if (ec == error::header_limit) return fail(431, head_too_large());
+    if (ec == error::bad_method) return fail(400, "malformed method in the request line");
+    if (ec == error::bad_target) return fail(400, "malformed request target in the request line");
+    if (ec == error::bad_version) {
+      if (is_other_http_version(at.substr(0, at.find("\r\n")))) {
+        return fail(505, "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)");
+      }
+      return fail(400, "malformed HTTP version in the request line");
+    }
+    if (ec == error::need_more) {  // a line the end of the head cut short
+      return fail(400, request_line_seen ? "malformed header field"
+                                         : "malformed request line (expected METHOD TARGET HTTP/1.1)");
+    }
+    if (ec == error::bad_field) return fail(400, "malformed header field");
+    if (ec == error::bad_value) return fail(400, "control character in a header value");
+    if (ec == error::bad_line_ending) return fail(400, "bare CR in the request head");
+    if (ec == error::multiple_content_length) return fail(400, "conflicting Content-Length headers");
+    if (ec == error::bad_content_length || ec == error::bad_transfer_encoding) {
+      // Both framings at once is the classic request-smuggling shape: Beast refuses it.
+      if (ec == error::bad_content_length ? transfer_codings > 0 : content_length_seen) {
+        return fail(400, "both Transfer-Encoding and Content-Length");
+      }
+      if (ec == error::bad_transfer_encoding) return fail(501, "unsupported Transfer-Encoding (only chunked)");
+      return fail(400, "malformed Content-Length");
+    }
+    fail(400, "malformed request head (" + ec.message() + ")");
+  }
+
+  // Reads a head from `in`; returns how many bytes it used. Beast parses a head only when all
+  // of it is in one piece (at most max_head_bytes from its start), so what it makes of it,
+  // errors included, never depends on where the bytes were cut.
+  std::size_t feed_head(std::string_view in) {
+    if (!pending.empty()) return feed_pending_head(in);
+    std::size_t skipped = 0;
+    if (!p->started_) {
+      // RFC 9112 2.2: a server should ignore blank lines received before the request line
+      // (some clients send an extra CRLF after a POST body).
+      while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
+      if (skipped == in.size()) return skipped;
+      p->started_ = true;
+      // A request starts with its method, a token. Anything else is answered at once, not
+      // after the head fills up or a timeout: a TLS ClientHello (0x16) sent to a plain port
+      // would otherwise leave the client waiting for a handshake that never comes.
+      if (!is_token_char(static_cast<unsigned char>(in[skipped]))) {
+        fail(400, in[skipped] == '\x16' ? "a TLS handshake on a plain HTTP port (use http://, or serve TLS)"
+                                         : "malformed method in the request line");
+        return skipped;
+      }
+    }
+    const std::string_view text = in.substr(skipped);
+    // Fast path: the whole head is in this piece, parsed where it lies.
+    const std::string_view window = text.substr(0, limits().max_head_bytes);
+    error_code ec;
+    const std::size_t n = put(window, ec);
+    if (!ec) return skipped + n;  // without eager, put() returns without an error only at the end of the head
+    const std::size_t head_end = window.find(kHeadEnd);
+    if (has_bare_lf(window, 0, head_region_end(window, head_end))) {
+      restart_head();
+      fail(400, std::string(kBareLfInRequest));
+      return skipped;
+    }
+    if (head_end != std::string_view::npos) return skipped + parse_whole_head(window.substr(0, head_end + kHeadEnd.size()));
+    // Not all of the head is here: Beast starts again once it is.
+    restart_head();
+    if (text.size() >= limits().max_head_bytes) {
+      fail(431, head_too_large());
+      return skipped;
+    }
+    pending.assign(text);
+    scan_from = text.size() >= 3 ? text.size() - 3 : 0;
+    lf_checked = text.size();
+    return in.size();
+  }
+
+  std::size_t feed_pending_head(std::string_view in) {
+    const std::size_t old = pending.size();
+    const std::size_t take = std::min(in.size(), limits().max_head_bytes - old);
+    pending.append(in.data(), take);
+    const std::size_t head_end = pending.find(kHeadEnd, scan_from);
+    const std::size_t region_end = head_region_end(pending, head_end);
+    if (has_bare_lf(pending, lf_checked, region_end)) {
+      fail(400, std::string(kBareLfInRequest));
+      return take;
+    }
+    lf_checked = region_end;
+    if (head_end == std::string::npos) {
+      if (pending.size() >= limits().max_head_bytes) fail(431, head_too_large());
+      scan_from = pending.size() >= 3 ? pending.size() - 3 : 0;
+      return take;
+    }
+    const std::size_t n = parse_whole_head(std::string_view(pending).substr(0, region_end));
+    if (p->state_ == State::Error) return take;
+    pending.clear();
+    return n - old;  // the head ends in `in`: `pending` held no end of head before
+  }
+
+  // Beast parses a head that is all there, shown alone: what it makes of a malformed one
+  // (which it may not know before it has seen a few bytes more) must not depend on what
+  // follows it. Returns the head's size.
+  std::size_t parse_whole_head(std::string_view head) {
+    restart_head();
+    error_code ec;
+    const std::size_t n = put(head, ec);
+    if (!ec) return n;
+    fail_head(ec, head.substr(n));
+    return head.size();
+  }
+
+  std::size_t framing_limit() const {
+    return trailers ? std::max(limits().max_head_bytes, limits().max_chunk_line_bytes) : limits().max_chunk_line_bytes;
+  }
+
+  // Runs Beast over body bytes; returns how many it used. `incomplete`: it stopped at a
+  // chunk-size line or trailer section that `bytes` holds only the start of. A framing line
+  // is shown to Beast at most framing_limit() bytes at a time (chunk data is not limited),
+  // so a line longer than that fails the same way whether or not its end has arrived.
+  std::size_t run_body(std::string_view bytes, bool& incomplete) {
+    incomplete = false;
+    grammar->eager(true);
+    const bool chunked = grammar->chunked();
+    std::size_t at = 0;
+    while (at < bytes.size() && p->state_ == State::Body) {
+      std::string_view window = bytes.substr(at);
+      if (chunked) {
+        window = chunk_left > 0 ? window.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(chunk_left, window.size())))
+                                : window.substr(0, framing_limit());
+      }
+      error_code ec;
+      const std::size_t n = put(window, ec);
+      at += n;
+      if (ec == http::error::need_more) {
+        if (n == 0 && window.size() >= framing_limit()) {
+          if (trailers) {
+            fail(431, "trailers larger than " + std::to_string(framing_limit()) + " bytes");
+            return at + window.size();
+          }
+          // A whole chunk-size line that Beast does not take is the last chunk's: trailers
+          // follow, with the head's limit.
+          std::string_view line = window;
+          if (line.substr(0, 2) == "\r\n") line.remove_prefix(2);
+          if (line.find("\r\n") == std::string_view::npos) {
+            fail(400, "chunk size line longer than " + std::to_string(framing_limit()) + " bytes");
+            return at + window.size();
+          }
+          trailers = true;
+          continue;
+        }
+        if (window.data() + window.size() < bytes.data() + bytes.size()) continue;  // more after this window
+        incomplete = true;
+        return at;
+      }
+      if (ec) {
+        if (p->state_ == State::Error) return at;  // a callback's own status
+        fail(400, "malformed chunked body (" + ec.message() + ")");
+        return at + framing_error_end<true>(bytes.substr(at, framing_limit()), chunks_seen);
+      }
+      if (n == 0) break;  // cannot happen: a window is never empty; guards against a spin
+    }
+    return at;
+  }
+
+  std::size_t feed_body(std::string_view in) {
+    bool incomplete = false;
+    if (pending.empty()) {
+      const std::size_t n = run_body(in, incomplete);
+      if (!incomplete) return n;
+      pending.assign(in.substr(n));
+      return in.size();
+    }
+    // `pending` starts a framing line: with these bytes it may end.
+    const std::size_t old = pending.size();
+    const std::size_t take = std::min(in.size(), framing_limit() - std::min(old, framing_limit()));
+    pending.append(in.data(), take);
+    if (must_wait(old, pending, chunks_seen)) return take;
+    const std::size_t n = run_body(pending, incomplete);
+    if (p->state_ == State::Error) return n > old ? n - old : take;  // to where the failure showed
+    if (incomplete && n == 0) return take;  // still the same line: it stays in `pending`
+    if (n == 0) return take;  // its limit grew (trailers): more of `in` is taken next round
+    pending.clear();
+    // What followed the line came from `in`: bytes not used go back to it.
+    return n - old;
+  }
+
+  std::size_t feed(std::string_view in, bool stop_at_head) {
+    std::size_t used = 0;
+    while (used < in.size() && (p->state_ == State::Head || p->state_ == State::Body)) {
+      const State before = p->state_;
+      const std::size_t n = before == State::Head ? feed_head(in.substr(used)) : feed_body(in.substr(used));
+      used += n;
+      if (stop_at_head && p->state_ != State::Head) break;
+      if (n == 0 && p->state_ == before) break;  // cannot happen; guards against a spin
+    }
+    return used;
+  }
+};
+
+HttpRequestParser::HttpRequestParser(HttpRequestLimits limits) : limits_(limits), impl_(std::make_unique<Impl>()) {
+  impl_->p = this;
+  impl_->begin();
+}
+HttpRequestParser::~HttpRequestParser() = default;
+HttpRequestParser::HttpRequestParser(HttpRequestParser&&) noexcept = default;
+HttpRequestParser& HttpRequestParser::operator=(HttpRequestParser&&) noexcept = default;
 
 void HttpRequestParser::reset() {
+  if (!impl_) impl_ = std::make_unique<Impl>();  // a moved-from parser
+  impl_->p = this;
   state_ = State::Head;
   started_ = false;
-  head_.clear();
-  head_scanned_ = 0;
-  framing_ = BodyFraming::None;
   drop_body_ = false;
-  body_remaining_ = 0;
-  chunk_phase_ = ChunkPhase::Size;
-  line_.clear();
-  trailer_bytes_ = 0;
   error_.clear();
   error_status_ = 0;
   request_.method.clear();
   request_.target.clear();
   request_.version_minor = 1;
-  request_.headers.clear();
   request_.body.clear();
-}
-
-void HttpRequestParser::fail(int status, std::string reason) {
-  state_ = State::Error;
-  error_status_ = status;
-  error_ = std::move(reason);
+  impl_->reset();
 }
 
 std::size_t HttpRequestParser::feed(std::string_view bytes) {
-  std::size_t used = 0;
-  while (used < bytes.size() && (state_ == State::Head || state_ == State::Body)) {
-    const auto rest = bytes.substr(used);
-    if (state_ == State::Head) {
-      used += consume_head(rest);
-    } else if (framing_ == BodyFraming::Length) {
-      used += feed_length_body(rest);
-    } else {
-      used += feed_chunked_body(rest);
-    }
-  }
-  return used;
+  if (!impl_) reset();
+  impl_->p = this;
+  return impl_->feed(bytes, /*stop_at_head=*/false);
 }
 
 std::size_t HttpRequestParser::feed_head(std::string_view bytes) {
-  std::size_t used = 0;
-  while (used < bytes.size() && state_ == State::Head) used += consume_head(bytes.substr(used));
-  return used;
+  if (!impl_) reset();
+  if (state_ != State::Head) return 0;
+  impl_->p = this;
+  return impl_->feed(bytes, /*stop_at_head=*/true);
 }
 
 void HttpRequestParser::drop_body() {
   drop_body_ = true;
   std::string().swap(request_.body);
-}
-
-std::size_t HttpRequestParser::consume_head(std::string_view bytes) {
-  std::size_t skipped = 0;
-  if (!started_) {
-    // RFC 9112 2.2: a server should ignore blank lines received before the request line
-    // (some clients send an extra CRLF after a POST body).
-    while (skipped < bytes.size() && (bytes[skipped] == '\r' || bytes[skipped] == '\n')) ++skipped;
-    if (skipped == bytes.size()) return skipped;
-    started_ = true;
-    bytes.remove_prefix(skipped);
-    // A request starts with its method, a token. Anything else is answered at once, not
-    // after the head fills up or a timeout: a TLS ClientHello (0x16) sent to a plain port
-    // would otherwise leave the client waiting for a handshake that never comes.
-    if (!is_token(bytes.substr(0, 1))) {
-      fail(400, bytes[0] == '\x16' ? "a TLS handshake on a plain HTTP port (use http://, or serve TLS)"
-                                    : "malformed method in the request line");
-      return skipped;
-    }
-  }
-
-  if (head_.empty()) {
-    // Fast path: the whole head is in this piece, parse it in place without copying.
-    const auto end = find_head_end(bytes, 0);
-    if (end != std::string_view::npos) {
-      if (end > limits_.max_head_bytes) {
-        fail(431, "request head larger than " + std::to_string(limits_.max_head_bytes) + " bytes");
-        return skipped + end;
-      }
-      parse_head(bytes.substr(0, end));
-      return skipped + end;
-    }
-  }
-
-  const auto before = head_.size();
-  const auto room = limits_.max_head_bytes - std::min(before, limits_.max_head_bytes);
-  const auto take = std::min(bytes.size(), room);
-  head_.append(bytes.data(), take);
-  const auto end = find_head_end(head_, head_scanned_);
-  if (end == std::string_view::npos) {
-    if (head_.size() >= limits_.max_head_bytes) {
-      fail(431, "request head larger than " + std::to_string(limits_.max_head_bytes) + " bytes");
-      return skipped + take;
-    }
-    // The LF (and CR) ending the last line may be followed by the blank line next time.
-    head_scanned_ = head_.size() >= 2 ? head_.size() - 2 : 0;
-    return skipped + take;
-  }
-  head_.resize(end);
-  parse_head(head_);
-  return skipped + (end - before);
-}
-
-bool HttpRequestParser::parse_head(std::string_view head) {
-  bool first = true;
-  while (!head.empty()) {
-    const auto lf = head.find('\n');  // the head always ends with one
-    const auto line = strip_cr(head.substr(0, lf));
-    head.remove_prefix(lf + 1);
-    if (line.find('\r') != std::string_view::npos) {
-      fail(400, "bare CR in the request head");
-      return false;
-    }
-    if (first) {
-      first = false;
-      if (!parse_request_line(line)) return false;
-      continue;
-    }
-    if (line.empty()) break;  // the blank line
-    if (!parse_header_line(line)) return false;
-  }
-  return choose_body_framing();
-}
-
-bool HttpRequestParser::parse_request_line(std::string_view line) {
-  const auto sp1 = line.find(' ');
-  const auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos) {
-    fail(400, "malformed request line (expected METHOD TARGET HTTP/1.1)");
-    return false;
-  }
-  const auto method = line.substr(0, sp1);
-  const auto target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  const auto version = line.substr(sp2 + 1);
-  if (!is_token(method)) {
-    fail(400, "malformed method in the request line");
-    return false;
-  }
-  if (!is_request_target(target)) {
-    fail(400, "malformed request target in the request line");
-    return false;
-  }
-  if (version == "HTTP/1.1") {
-    request_.version_minor = 1;
-  } else if (version == "HTTP/1.0") {
-    request_.version_minor = 0;
-  } else if (version.size() == 8 && version.substr(0, 5) == "HTTP/" && version[6] == '.' &&
-             std::isdigit(static_cast<unsigned char>(version[5])) &&
-             std::isdigit(static_cast<unsigned char>(version[7]))) {
-    fail(505, "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)");
-    return false;
-  } else {
-    fail(400, "malformed HTTP version in the request line");
-    return false;
-  }
-  request_.method.assign(method);
-  request_.target.assign(target);
-  return true;
-}
-
-bool HttpRequestParser::parse_header_line(std::string_view line) {
-  if (line.front() == ' ' || line.front() == '\t') {
-    fail(400, "obsolete header line folding is not accepted");
-    return false;
-  }
-  const auto colon = line.find(':');
-  if (colon == std::string_view::npos || !is_token(line.substr(0, colon))) {
-    fail(400, "malformed header field");
-    return false;
-  }
-  const auto value = trim_ows(line.substr(colon + 1));
-  if (!is_field_value(value)) {
-    fail(400, "control character in a header value");
-    return false;
-  }
-  if (request_.headers.size() >= limits_.max_headers) {
-    fail(431, "more than " + std::to_string(limits_.max_headers) + " header fields");
-    return false;
-  }
-  auto& header = request_.headers.emplace_back();
-  header.name.resize(colon);
-  std::transform(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(colon), header.name.begin(), ascii_lower);
-  header.value.assign(value);
-  return true;
-}
-
-bool HttpRequestParser::choose_body_framing() {
-  bool has_transfer_encoding = false;
-  std::size_t codings = 0;
-  bool chunked_only = true;
-  bool has_length = false;
-  std::uint64_t length = 0;
-  for (const auto& h : request_.headers) {
-    if (h.name == "transfer-encoding") {
-      has_transfer_encoding = true;
-      for_each_list_element(h.value, [&](std::string_view coding) {
-        ++codings;
-        if (!iequals(coding, "chunked")) chunked_only = false;
-      });
-    } else if (h.name == "content-length") {
-      const auto& v = h.value;
-      if (v.empty() || v.size() > 15 ||
-          !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        fail(400, "malformed Content-Length");
-        return false;
-      }
-      const auto value = std::stoull(v);
-      if (has_length && value != length) {
-        fail(400, "conflicting Content-Length headers");
-        return false;
-      }
-      has_length = true;
-      length = value;
-    }
-  }
-
-  if (has_transfer_encoding) {
-    // Both framings at once is the classic request-smuggling shape: refuse it.
-    if (has_length) {
-      fail(400, "both Transfer-Encoding and Content-Length");
-      return false;
-    }
-    if (codings != 1 || !chunked_only) {
-      fail(501, "unsupported Transfer-Encoding (only chunked)");
-      return false;
-    }
-    framing_ = BodyFraming::Chunked;
-    chunk_phase_ = ChunkPhase::Size;
-    state_ = State::Body;
-    return true;
-  }
-  if (has_length && length > 0) {
-    if (length > limits_.max_body_bytes) {
-      if (!limits_.drop_large_bodies) {
-        fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
-        return false;
-      }
-      drop_body_ = true;
-    }
-    framing_ = BodyFraming::Length;
-    body_remaining_ = length;
-    if (!drop_body_) request_.body.reserve(static_cast<std::size_t>(length));
-    state_ = State::Body;
-    return true;
-  }
-  framing_ = BodyFraming::None;
-  state_ = State::Done;
-  return true;
-}
-
-std::size_t HttpRequestParser::feed_length_body(std::string_view bytes) {
-  const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), body_remaining_));
-  if (!drop_body_) request_.body.append(bytes.data(), take);
-  body_remaining_ -= take;
-  if (body_remaining_ == 0) state_ = State::Done;
-  return take;
-}
-
-std::size_t HttpRequestParser::take_line(std::string_view bytes, bool& complete) {
-  const auto limit = chunk_phase_ == ChunkPhase::Trailers ? limits_.max_head_bytes : limits_.max_chunk_line_bytes;
-  const auto lf = bytes.find('\n');
-  complete = lf != std::string_view::npos;
-  const auto take = complete ? lf : bytes.size();
-  if (line_.size() + take > limit) {
-    fail(chunk_phase_ == ChunkPhase::Trailers ? 431 : 400, "chunk line or trailer too long");
-    return take;
-  }
-  line_.append(bytes.data(), take);
-  if (complete && !line_.empty() && line_.back() == '\r') line_.pop_back();
-  return complete ? take + 1 : take;
-}
-
-bool HttpRequestParser::parse_chunk_size_line() {
-  std::string_view line = line_;
-  std::uint64_t size = 0;
-  std::size_t digits = 0;
-  while (digits < line.size() && std::isxdigit(static_cast<unsigned char>(line[digits]))) {
-    const char c = ascii_lower(line[digits]);
-    size = size * 16 + static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
-    if (++digits > 15) {
-      fail(413, "chunk size too large");
-      return false;
-    }
-  }
-  const auto rest = trim_ows(line.substr(digits));
-  // Chunk extensions (";name=value") carry nothing we use; they are skipped.
-  if (digits == 0 || (!rest.empty() && rest.front() != ';') || line.find('\r') != std::string_view::npos) {
-    fail(400, "malformed chunk size line");
-    return false;
-  }
-  if (!drop_body_ &&
-      size > limits_.max_body_bytes - std::min<std::uint64_t>(request_.body.size(), limits_.max_body_bytes)) {
-    if (!limits_.drop_large_bodies) {
-      fail(413, "request body larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
-      return false;
-    }
-    drop_body();
-  }
-  body_remaining_ = size;
-  chunk_phase_ = size == 0 ? ChunkPhase::Trailers : ChunkPhase::Data;
-  return true;
-}
-
-std::size_t HttpRequestParser::feed_chunked_body(std::string_view bytes) {
-  std::size_t used = 0;
-  while (used < bytes.size() && state_ == State::Body) {
-    const auto rest = bytes.substr(used);
-    bool complete = false;
-    switch (chunk_phase_) {
-      case ChunkPhase::Size:
-        used += take_line(rest, complete);
-        if (complete && state_ == State::Body) {
-          if (!parse_chunk_size_line()) return used;
-          line_.clear();
-        }
-        break;
-      case ChunkPhase::Data: {
-        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(rest.size(), body_remaining_));
-        if (!drop_body_) request_.body.append(rest.data(), take);
-        body_remaining_ -= take;
-        used += take;
-        if (body_remaining_ == 0) chunk_phase_ = ChunkPhase::DataEnd;
-        break;
-      }
-      case ChunkPhase::DataEnd:
-        used += take_line(rest, complete);
-        if (complete && state_ == State::Body) {
-          if (!line_.empty()) {
-            fail(400, "chunk data longer than its size");
-            return used;
-          }
-          chunk_phase_ = ChunkPhase::Size;
-        }
-        break;
-      case ChunkPhase::Trailers:
-        used += take_line(rest, complete);
-        if (complete && state_ == State::Body) {
-          if (line_.empty()) {
-            state_ = State::Done;
-            return used;
-          }
-          trailer_bytes_ += line_.size();
-          if (trailer_bytes_ > limits_.max_head_bytes) {
-            fail(431, "trailers larger than " + std::to_string(limits_.max_head_bytes) + " bytes");
-            return used;
-          }
-          line_.clear();
-        }
-        break;
-    }
-  }
-  return used;
 }
 
 }  // namespace stampede::proto

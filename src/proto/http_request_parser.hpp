@@ -4,8 +4,11 @@
 // and dropped). feed() stops at the end of a message and says how many bytes it used, so the
 // bytes after it (the next pipelined request) stay with the caller. Garbage never crashes it:
 // it stops in the Error state with a reason and the status a server should answer with.
+// The grammar is Boost.Beast's (http::basic_parser<true>, docs/design/044); the request's
+// strings are this parser's own, reused request after request.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +40,7 @@ struct HttpRequestLimits {
   std::size_t max_head_bytes = 64 * 1024;   // request line + headers (and, apart, trailers)
   std::size_t max_headers = 100;
   std::size_t max_body_bytes = 8 * 1024 * 1024;
-  std::size_t max_chunk_line_bytes = 4096;  // chunk size + extensions
+  std::size_t max_chunk_line_bytes = 4096;  // chunk size + extensions (+ the CRLF before them)
   // A body larger than max_body_bytes fails the request (413) unless this is set: then it is
   // read to its end but not kept (body_dropped()), what a recording proxy wants.
   bool drop_large_bodies = false;
@@ -48,6 +51,9 @@ class HttpRequestParser {
   enum class State { Head, Body, Done, Error };
 
   explicit HttpRequestParser(HttpRequestLimits limits = {});
+  ~HttpRequestParser();
+  HttpRequestParser(HttpRequestParser&&) noexcept;
+  HttpRequestParser& operator=(HttpRequestParser&&) noexcept;
 
   // Starts a new request; buffers keep their capacity so a connection's parser does not
   // allocate again once warmed up.
@@ -84,35 +90,16 @@ class HttpRequestParser {
   HttpRequest& request() { return request_; }
 
  private:
-  enum class BodyFraming { None, Length, Chunked };
-  enum class ChunkPhase { Size, Data, DataEnd, Trailers };
-
-  std::size_t consume_head(std::string_view bytes);
-  std::size_t feed_length_body(std::string_view bytes);
-  std::size_t feed_chunked_body(std::string_view bytes);
-  // Reads a line (LF or CRLF terminated) into line_; returns bytes used, sets `complete`.
-  std::size_t take_line(std::string_view bytes, bool& complete);
-  bool parse_head(std::string_view head);
-  bool parse_request_line(std::string_view line);
-  bool parse_header_line(std::string_view line);
-  bool choose_body_framing();
-  bool parse_chunk_size_line();
-  void fail(int status, std::string reason);
+  struct Impl;
 
   HttpRequestLimits limits_;
   State state_ = State::Head;
   bool started_ = false;
-  std::string head_;       // a head that arrived in several pieces
-  std::size_t head_scanned_ = 0;  // how far head_ was searched for the blank line
-  BodyFraming framing_ = BodyFraming::None;
   bool drop_body_ = false;
-  std::uint64_t body_remaining_ = 0;  // of the Content-Length body or the current chunk
-  ChunkPhase chunk_phase_ = ChunkPhase::Size;
-  std::string line_;       // chunk-size or trailer line in progress
-  std::size_t trailer_bytes_ = 0;
   std::string error_;
   int error_status_ = 0;
   HttpRequest request_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace stampede::proto

@@ -1,23 +1,29 @@
 #include "proto/http_response_parser.hpp"
 
+// The grammar is Boost.Beast's: `http::basic_parser<false>` does the status line, the fields,
+// chunked framing (extensions, trailers) and the message's length. What is ours is a thin
+// layer (docs/design/044): its callbacks write the status and headers into strings this
+// parser reuses response after response (design 031), feed the body to proto/body_inflater,
+// and keep the framing independent of how the bytes were cut (Beast asks to see bytes it did
+// not consume again with more; this parser consumes everything it is given before the end).
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <cstring>
-#include <limits>
 #include <optional>
 
-#include "proto/ascii.hpp"
 #include "proto/body_inflater.hpp"
+#include "proto/http_beast.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::proto {
 namespace {
 
+namespace http = boost::beast::http;
+using boost::beast::error_code;
 using namespace http_text;
+using namespace http_beast;
 
 constexpr std::string_view kClosedEarly = "connection closed before the response was complete";
 constexpr std::string_view kStatusPrefix = "HTTP/1.";
+constexpr std::string_view kBareLfInResponse = "bare LF in the response head (HTTP/1.1 lines end with CRLF)";
 
 // A lying Content-Length must not make an idle connection commit a huge buffer: up to this
 // size the body is reserved in one go, beyond it the string grows geometrically as bytes arrive.
@@ -25,18 +31,10 @@ constexpr std::size_t kMaxBodyReserve = 16 * 1024 * 1024;
 // A parser that once held a large body gives the memory back before the next response, so
 // a connection waiting for its next request keeps no large buffer.
 constexpr std::size_t kKeptBodyCapacity = 64 * 1024;
-constexpr std::size_t kKeptHeadCapacity = 4 * 1024;
 // Headers in a usual response head (servers send 4-10): reserved at once, not grown 1, 2, 4, 8.
 constexpr std::size_t kUsualHeaderCount = 8;
 // A response's headers given back for reuse are kept up to this many.
 constexpr std::size_t kMaxReusedHeaders = 4 * kUsualHeaderCount;
-// Chunk-size lines are a few bytes; extensions are allowed but a megabyte of them is an attack.
-constexpr std::size_t kMaxChunkLineBytes = 4 * 1024;
-
-
-
-
-
 
 // Quotes a piece of the peer's bytes for an error message: short, printable, one line.
 std::string quoted_excerpt(std::string_view s) {
@@ -62,29 +60,28 @@ std::string quoted_excerpt(std::string_view s) {
   return out;
 }
 
-bool has_forbidden_byte(std::string_view s) {
-  // A CR left inside a line is a bare CR (lines are split at LF); with NUL it is the classic
-  // way to make two parsers disagree about where a header ends.
-  // (A plain loop: find_first_of with a set calls memchr once per byte.)
-  for (const char c : s) {
-    if (c == '\r' || c == '\0') return true;
-  }
-  return false;
+// The line `at` starts with, without its CRLF.
+std::string_view line_of(std::string_view at) { return at.substr(0, at.find("\r\n")); }
+
+// The value of a header line, without the name and the white space around it.
+std::string_view value_of(std::string_view line) {
+  const std::size_t colon = line.find(':');
+  return colon == std::string_view::npos ? line : trim_ows(line.substr(colon + 1));
 }
 
-std::optional<std::uint64_t> parse_decimal(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  std::uint64_t v = 0;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
-    v = v * 10 + digit;
+// Garbage is recognised from its first bytes rather than after 64 KB of waiting for an end
+// of head. Looks at the first bytes of a + b as one string and quotes them up to the first
+// wrong one, so neither the verdict nor the message depends on how bytes were split.
+std::optional<std::string> status_prefix_mismatch(std::string_view a, std::string_view b) {
+  const auto at = [&](std::size_t i) { return i < a.size() ? a[i] : b[i - a.size()]; };
+  for (std::size_t i = 0; i < kStatusPrefix.size() && i < a.size() + b.size(); ++i) {
+    if (at(i) == kStatusPrefix[i]) continue;
+    std::string seen;
+    for (std::size_t j = 0; j <= i; ++j) seen += at(j);
+    return "response does not start with an HTTP/1.x status line: it starts with " + quoted_excerpt(seen);
   }
-  return v;
+  return std::nullopt;
 }
-
-using ascii::hex_value;
 
 }  // namespace
 
@@ -96,162 +93,110 @@ const std::string* find_header(const std::vector<HttpHeader>& headers, std::stri
 }
 
 struct HttpResponseParser::Impl {
-  enum class Framing { None, Length, Chunked, UntilClose };
-  enum class Chunk { Size, Extension, SizeLF, Data, DataCR, DataLF, TrailerLineStart, TrailerLine, TrailerEndLF };
+  // Beast's parser with our callbacks. Beast's parsers are good for one message: a new one is
+  // made for every head (a few words, nothing allocated).
+  class Grammar final : public http::basic_parser<false> {
+   public:
+    explicit Grammar(Impl& impl) : impl_(impl) {}
+
+   private:
+    void on_request_impl(http::verb, boost::beast::string_view, boost::beast::string_view, int, error_code&) override {}
+    void on_response_impl(int status, boost::beast::string_view reason, int version, error_code& ec) override {
+      impl_.on_status(status, sv(reason), version, ec);
+    }
+    void on_field_impl(http::field f, boost::beast::string_view name, boost::beast::string_view value,
+                       error_code& ec) override {
+      impl_.on_field(f, sv(name), sv(value), ec);
+    }
+    void on_header_impl(error_code& ec) override { impl_.on_header(ec); }
+    void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
+    std::size_t on_body_impl(boost::beast::string_view body, error_code& ec) override {
+      return impl_.on_body(sv(body), ec);
+    }
+    void on_chunk_header_impl(std::uint64_t size, boost::beast::string_view, error_code& ec) override {
+      impl_.on_chunk_header(size, ec);
+    }
+    std::size_t on_chunk_body_impl(std::uint64_t remain, boost::beast::string_view body, error_code& ec) override {
+      return impl_.on_chunk_body(remain, sv(body), ec);
+    }
+    void on_finish_impl(error_code& ec) override { impl_.on_finish(ec); }
+
+    Impl& impl_;
+  };
 
   explicit Impl(HttpParserLimits l) : limits(l) {}
 
   HttpParserLimits limits;
+  HttpResponseParser* p = nullptr;  // the owner: set on every call, as the parser may have moved
+  std::optional<Grammar> grammar;
   bool head_request = false;
-  std::string head_buf;  // used only when a head arrives in more than one piece
-  Framing framing = Framing::None;
-  std::uint64_t remaining = 0;  // Length: body bytes still to come; Chunked: of this chunk
-  Chunk chunk = Chunk::Size;
-  std::uint64_t chunk_size = 0;
-  bool chunk_size_has_digit = false;
-  std::size_t line_bytes = 0;  // of the current chunk-size line, or of the whole trailer section
-  bool decoding = false;
-  bool dropping = false;      // the body is framed, not kept (drop_body, drop_large_bodies)
+  // Bytes Beast must see again with more: a head that arrived in pieces (from its first
+  // byte), or a chunk-size line or trailer section cut at the end of a read.
+  std::string pending;
+  std::size_t scan_from = 0;   // where `pending` (a head) is searched for its end next
+  std::size_t lf_checked = 0;  // how much of `pending` (a head) was looked at for a bare LF
   bool stop_at_head = false;  // inside feed_head()
   bool interim = false;       // feed_head() stopped after an interim head, which head_ holds
+  bool decoding = false;
+  bool dropping = false;  // the body is framed, not kept (nor decoded)
   BodyInflater inflater;
+  std::uint64_t chunk_left = 0;  // of the chunk whose data is arriving
+  bool chunks_seen = false;      // a chunk's data came: the next size line follows its CRLF
+  // Of the head being parsed:
+  bool status_seen = false;
+  bool interim_head = false;  // 1xx other than 101: the real response follows
   bool upgraded = false;
-  bool connection_close = false;
-  bool connection_keep_alive = false;
+  bool content_length_seen = false;
+  bool chunked_seen = false;
+  bool transfer_coding_unsupported = false;
+  int content_codings = 0;
+  std::string_view content_coding;  // "gzip", "deflate" or empty
   // The previous response's header strings, kept for their capacity: with them a steady
   // stream of similar responses parses without allocating.
   std::vector<HttpHeader> spare_headers;
   std::size_t spare_used = 0;
 
+  std::size_t max_head() const { return limits.max_head_bytes; }
+
+  // A new Beast parser for the next head, and the layer's per-head state.
+  void begin_head() {
+    grammar.emplace(*this);
+    grammar->header_limit(header_limit(limits.max_head_bytes));
+    grammar->body_limit(boost::none);  // ours, on the decoded body (deliver)
+    grammar->eager(false);             // stop after the head: its size is checked, feed_head stops there
+    if (head_request) grammar->skip(true);
+    status_seen = false;
+    interim_head = false;
+    upgraded = false;
+    content_length_seen = false;
+    chunked_seen = false;
+    transfer_coding_unsupported = false;
+    content_codings = 0;
+    content_coding = {};
+    chunk_left = 0;
+    chunks_seen = false;
+  }
+
   void reset(bool head) {
     head_request = head;
-    if (head_buf.capacity() > kKeptHeadCapacity) {
-      std::string().swap(head_buf);
+    if (pending.capacity() > kKeptHeadCapacity) {
+      std::string().swap(pending);
     } else {
-      head_buf.clear();
+      pending.clear();
     }
-    framing = Framing::None;
-    remaining = 0;
-    chunk = Chunk::Size;
-    chunk_size = 0;
-    chunk_size_has_digit = false;
-    line_bytes = 0;
+    scan_from = 0;
+    lf_checked = 0;
     decoding = false;
     dropping = false;
     interim = false;
     inflater.release();
-    upgraded = false;
-    connection_close = false;
-    connection_keep_alive = false;
+    begin_head();
   }
 
-  void fail(HttpResponseParser& p, std::string message) {
-    p.state_ = State::Error;
-    p.error_ = std::move(message);
+  void fail(std::string message) {
+    p->state_ = State::Error;
+    p->error_ = std::move(message);
     inflater.release();
-  }
-
-  std::size_t feed(HttpResponseParser& p, std::string_view in) {
-    if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
-      interim = false;
-      recycle_headers(p.head_.headers);
-      p.head_.reason.clear();
-      p.head_.status = 0;
-    }
-    std::size_t used = 0;
-    while (used < in.size() && (p.state_ == State::Head || p.state_ == State::Body)) {
-      const State before = p.state_;
-      const std::size_t n = before == State::Head ? feed_head(p, in.substr(used)) : feed_body(p, in.substr(used));
-      used += n;
-      if (stop_at_head && (p.state_ != State::Head || interim)) break;
-      if (n == 0 && p.state_ == before) break;  // cannot happen; guards against a spin
-    }
-    return used;
-  }
-
-  // ---- head -------------------------------------------------------------------------------
-
-  // Garbage is recognised from its first bytes rather than after 64 KB of waiting for an
-  // empty line. Looks at the first bytes of a + b as one string and quotes them up to the
-  // first wrong one, so neither the verdict nor the message depends on how bytes were split.
-  static std::optional<std::string> status_prefix_mismatch(std::string_view a, std::string_view b) {
-    const auto at = [&](std::size_t i) { return i < a.size() ? a[i] : b[i - a.size()]; };
-    for (std::size_t i = 0; i < kStatusPrefix.size() && i < a.size() + b.size(); ++i) {
-      if (at(i) == kStatusPrefix[i]) continue;
-      std::string seen;
-      for (std::size_t j = 0; j <= i; ++j) seen += at(j);
-      return "response does not start with an HTTP/1.x status line: it starts with " + quoted_excerpt(seen);
-    }
-    return std::nullopt;
-  }
-
-  std::string head_too_large_message() const {
-    return "response head is larger than the limit of " + std::to_string(limits.max_head_bytes) + " bytes";
-  }
-
-  std::size_t feed_head(HttpResponseParser& p, std::string_view in) {
-    if (head_buf.empty()) {
-      // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
-      std::size_t skipped = 0;
-      while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
-      const std::string_view text = in.substr(skipped);
-      if (text.empty()) return skipped;
-      p.started_ = true;
-      if (auto mismatch = status_prefix_mismatch(text, {})) {
-        fail(p, std::move(*mismatch));
-        return skipped;
-      }
-      // Fast path: the whole head is in this piece, parse it where it lies.
-      const std::size_t end = find_head_end(text, 0);
-      if (end != std::string_view::npos && end <= limits.max_head_bytes) {
-        on_head(p, text.substr(0, end));
-        return skipped + end;
-      }
-      if (end != std::string_view::npos || text.size() >= limits.max_head_bytes) {
-        fail(p, head_too_large_message());
-        return skipped;
-      }
-      head_buf.assign(text);
-      return in.size();
-    }
-
-    const std::size_t old = head_buf.size();
-    if (auto mismatch = status_prefix_mismatch(head_buf, in)) {
-      fail(p, std::move(*mismatch));
-      return 0;
-    }
-    const std::size_t take = std::min(in.size(), limits.max_head_bytes - old);
-    head_buf.append(in.data(), take);
-    const std::size_t end = find_head_end(head_buf, old >= 2 ? old - 2 : 0);
-    if (end != std::string_view::npos) {
-      head_buf.resize(end);
-      on_head(p, head_buf);
-      head_buf.clear();
-      return end - old;
-    }
-    if (head_buf.size() >= limits.max_head_bytes) fail(p, head_too_large_message());
-    return take;
-  }
-
-  static bool parse_status_line(std::string_view line, HttpResponseHead& head, std::string& error) {
-    const auto bad = [&] {
-      error = "malformed status line " + quoted_excerpt(line);
-      return false;
-    };
-    // "HTTP/1.x NNN[ reason]"; the prefix was checked already.
-    if (line.size() < 12 || line[7] < '0' || line[7] > '9' || line[8] != ' ') return bad();
-    int status = 0;
-    for (std::size_t i = 9; i < 12; ++i) {
-      if (line[i] < '0' || line[i] > '9') return bad();
-      status = status * 10 + (line[i] - '0');
-    }
-    if (status < 100) return bad();
-    if (line.size() > 12 && line[12] != ' ') return bad();
-    if (has_forbidden_byte(line)) return bad();
-    head.version_minor = line[7] - '0';
-    head.status = status;
-    head.reason.assign(line.size() > 12 ? trim_ows(line.substr(13)) : std::string_view{});
-    return true;
   }
 
   void recycle_headers(std::vector<HttpHeader>& headers) {
@@ -266,377 +211,402 @@ struct HttpResponseParser::Impl {
     return headers.emplace_back();
   }
 
-  bool parse_header_line(std::string_view line, std::vector<HttpHeader>& headers, std::string& error) {
-    if (line.front() == ' ' || line.front() == '\t') {
-      // obs-fold (RFC 9112 5.2): a continuation of the previous value, joined with a space.
-      if (headers.empty()) {
-        error = "header continuation line without a header before it: " + quoted_excerpt(line);
-        return false;
-      }
-      const std::string_view more = trim_ows(line);
-      if (has_forbidden_byte(more)) {
-        error = "invalid character in header " + quoted_excerpt(line);
-        return false;
-      }
-      if (!more.empty()) {
-        std::string& value = headers.back().value;
-        if (!value.empty()) value += ' ';
-        value.append(more);
-      }
-      return true;
+  // Forgets the head parsed so far (an interim one, or one Beast started on before all of it
+  // had arrived) and starts a new one.
+  void restart_head() {
+    recycle_headers(p->head_.headers);
+    p->head_.version_minor = 1;
+    p->head_.status = 0;
+    p->head_.reason.clear();
+    p->state_ = State::Head;
+    p->error_.clear();
+    begin_head();
+  }
+
+  std::string head_too_large_message() const {
+    return "response head is larger than the limit of " + std::to_string(limits.max_head_bytes) + " bytes";
+  }
+
+  // ---- Beast's callbacks ----------------------------------------------------------------------
+
+  void on_status(int status, std::string_view reason, int version, error_code& ec) {
+    status_seen = true;
+    if (status < 100) {
+      fail("malformed status line: status " + std::to_string(status));
+      ec = stopped();
+      return;
     }
-    const std::size_t colon = line.find(':');
-    const std::string_view name = line.substr(0, colon);
-    if (colon == std::string_view::npos || name.empty() ||
-        !std::all_of(name.begin(), name.end(), [](char c) { return is_token_char(static_cast<unsigned char>(c)); })) {
-      error = "malformed header line " + quoted_excerpt(line);
-      return false;
+    p->head_.version_minor = version % 10;  // Beast reads only HTTP/1.0 and HTTP/1.1
+    p->head_.status = status;
+    p->head_.reason.assign(reason);
+  }
+
+  void on_field(http::field f, std::string_view name, std::string_view value, error_code&) {
+    if (grammar->is_header_done()) return;  // a trailer field: nothing downstream uses them
+    if (f == http::field::transfer_encoding) {
+      for_each_list_element(value, [&](std::string_view coding) {
+        if (chunked_seen) transfer_coding_unsupported = true;  // chunked must be the last coding
+        if (iequals(coding, "chunked")) {
+          chunked_seen = true;
+        } else if (!iequals(coding, "identity")) {
+          transfer_coding_unsupported = true;
+        }
+      });
+    } else if (f == http::field::content_length) {
+      content_length_seen = true;
+    } else if (f == http::field::content_encoding) {
+      const int before = content_codings;
+      const std::string_view coding = decodable_content_coding(value, content_codings);
+      if (content_codings != before) content_coding = coding;
     }
-    const std::string_view value = trim_ows(line.substr(colon + 1));
-    if (has_forbidden_byte(value)) {
-      error = "invalid character in header " + quoted_excerpt(line);
-      return false;
-    }
-    HttpHeader& h = new_header(headers);
+    HttpHeader& h = new_header(p->head_.headers);
     h.name.resize(name.size());
     std::transform(name.begin(), name.end(), h.name.begin(), ascii_lower);
     h.value.assign(value);
-    return true;
   }
 
-  bool parse_head(std::string_view text, HttpResponseHead& head, std::string& error) {
-    recycle_headers(head.headers);
-    std::size_t pos = 0;
-    bool status_line = true;
-    while (pos < text.size()) {
-      const std::size_t nl = text.find('\n', pos);  // the head always ends with '\n'
-      std::string_view line = text.substr(pos, nl - pos);
-      pos = nl + 1;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (status_line) {
-        if (!parse_status_line(line, head, error)) return false;
-        status_line = false;
-        continue;
-      }
-      if (line.empty()) break;
-      if (!parse_header_line(line, head.headers, error)) return false;
-    }
-    return true;
-  }
-
-  void on_head(HttpResponseParser& p, std::string_view text) {
-    if (!parse_head(text, p.head_, p.error_)) {
-      p.state_ = State::Error;
-      return;
-    }
-    const int status = p.head_.status;
+  void on_header(error_code& ec) {
+    const int status = p->head_.status;
     if (status < 200 && status != 101) {
       // Interim response (100 Continue, 103 Early Hints): the real one follows. feed_head()
       // shows it to its caller first.
-      if (stop_at_head) {
-        interim = true;
-        return;
-      }
-      recycle_headers(p.head_.headers);
-      p.head_.reason.clear();
-      p.head_.status = 0;
+      interim_head = true;
       return;
     }
-    choose_framing(p);
-  }
-
-  void choose_framing(HttpResponseParser& p) {
-    bool chunked = false;
-    bool transfer_coding_unsupported = false;
-    std::optional<std::uint64_t> content_length;
-    bool content_length_bad = false;
-    int content_codings = 0;
-    std::string_view content_coding;
-    for (const auto& h : p.head_.headers) {
-      if (h.name == "connection") {
-        for_each_list_element(h.value, [&](std::string_view token) {
-          if (iequals(token, "close")) connection_close = true;
-          if (iequals(token, "keep-alive")) connection_keep_alive = true;
-        });
-      } else if (h.name == "transfer-encoding") {
-        for_each_list_element(h.value, [&](std::string_view coding) {
-          if (chunked) transfer_coding_unsupported = true;  // chunked must be the last coding
-          if (iequals(coding, "chunked")) {
-            chunked = true;
-          } else if (!iequals(coding, "identity")) {
-            transfer_coding_unsupported = true;
-          }
-        });
-      } else if (h.name == "content-length") {
-        bool any = false;
-        for_each_list_element(h.value, [&](std::string_view item) {
-          any = true;
-          const auto v = parse_decimal(item);
-          if (!v || (content_length && *content_length != *v)) content_length_bad = true;
-          if (v) content_length = v;
-        });
-        if (!any) content_length_bad = true;
-      } else if (h.name == "content-encoding") {
-        for_each_list_element(h.value, [&](std::string_view coding) {
-          if (iequals(coding, "identity")) return;
-          ++content_codings;
-          if (iequals(coding, "gzip") || iequals(coding, "x-gzip")) {
-            content_coding = "gzip";
-          } else if (iequals(coding, "deflate")) {
-            content_coding = "deflate";
-          } else {
-            content_coding = {};
-          }
-        });
-      }
-    }
-
-    upgraded = p.head_.status == 101;
-    if (head_request || upgraded || p.head_.status == 204 || p.head_.status == 304) {
-      complete(p);
-      return;
-    }
+    upgraded = status == 101;
+    // Beast ends these at the head (HEAD by skip(true)); on_finish completes them.
+    if (head_request || upgraded || status == 204 || status == 304) return;
     if (transfer_coding_unsupported) {
-      fail(p, "unsupported Transfer-Encoding " + quoted_excerpt(*find_header(p.head_.headers, "transfer-encoding")));
+      fail("unsupported Transfer-Encoding " + quoted_excerpt(*find_header(p->head_.headers, "transfer-encoding")));
+      ec = stopped();
       return;
     }
-    // Transfer-Encoding overrides Content-Length (RFC 9112 6.3), so a bad length only matters
-    // when it is the one that frames the body.
-    if (!chunked && content_length_bad) {
-      fail(p, "invalid Content-Length " + quoted_excerpt(*find_header(p.head_.headers, "content-length")));
-      return;
-    }
+    if (grammar->is_done()) return;  // Content-Length: 0
     // Only one coding we know is decoded; anything else (br, zstd, stacked codings) is handed
     // over as received, like curl without --compressed: the Content-Encoding header says so.
     decoding = content_codings == 1 && !content_coding.empty();
     if (decoding) inflater.start(content_coding);
-
-    p.state_ = State::Body;
-    if (chunked) {
-      framing = Framing::Chunked;
-      chunk = Chunk::Size;
-    } else if (content_length) {
-      if (*content_length > limits.max_body_bytes) {
+    p->state_ = State::Body;
+    if (const auto length = grammar->content_length()) {
+      if (*length > limits.max_body_bytes) {
         if (!limits.drop_large_bodies) {
-          fail(p, too_large_body_message(limits.max_body_bytes));
+          fail(too_large_body_message(limits.max_body_bytes));
+          ec = stopped();
           return;
         }
-        start_dropping(p);
+        start_dropping();
       }
-      framing = Framing::Length;
-      remaining = *content_length;
-      if (!dropping) p.body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kMaxBodyReserve)));
-      if (remaining == 0) complete(p);
-    } else {
-      framing = Framing::UntilClose;
+      if (!dropping) p->body_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, kMaxBodyReserve)));
     }
   }
 
-  // ---- body -------------------------------------------------------------------------------
+  std::size_t on_body(std::string_view bytes, error_code& ec) {
+    if (!deliver(bytes)) ec = stopped();
+    return bytes.size();
+  }
+
+  void on_chunk_header(std::uint64_t size, error_code& ec) {
+    if (size == 0) return;  // the last chunk
+    // A plain body's size is known here; a compressed one is checked as it is decoded.
+    if (!decoding && !dropping && size > limits.max_body_bytes - p->body_.size()) {
+      if (!limits.drop_large_bodies) {
+        fail(too_large_body_message(limits.max_body_bytes));
+        ec = stopped();
+        return;
+      }
+      start_dropping();
+    }
+    chunk_left = size;
+    chunks_seen = true;
+  }
+
+  std::size_t on_chunk_body(std::uint64_t remain, std::string_view bytes, error_code& ec) {
+    chunk_left = remain - bytes.size();
+    if (!deliver(bytes)) ec = stopped();
+    return bytes.size();
+  }
+
+  void on_finish(error_code& ec) {
+    if (interim_head) return;
+    if (!complete()) ec = stopped();
+  }
+
+  // ---- body -----------------------------------------------------------------------------------
 
   // From here on the body is framed, not kept (nor decoded).
-  void start_dropping(HttpResponseParser& p) {
+  void start_dropping() {
     dropping = true;
-    std::string().swap(p.body_);
+    std::string().swap(p->body_);
     inflater.release();
   }
 
   // A body that cannot be kept: dropped with drop_large_bodies (its framing goes on), else
-  // the response fails.
-  bool cannot_keep(HttpResponseParser& p) {
+  // the response fails (with the message already in error_).
+  bool cannot_keep() {
     if (!limits.drop_large_bodies) {
-      p.state_ = State::Error;
+      p->state_ = State::Error;
+      inflater.release();
       return false;
     }
-    p.error_.clear();
-    start_dropping(p);
+    p->error_.clear();
+    start_dropping();
     return true;
   }
 
-  void complete(HttpResponseParser& p) {
-    if (decoding && !dropping && !inflater.finish(p.error_) && !cannot_keep(p)) return;
+  bool complete() {
+    if (decoding && !dropping && !inflater.finish(p->error_) && !cannot_keep()) return false;
     inflater.release();
-    p.state_ = State::Done;
-  }
-
-  bool deliver(HttpResponseParser& p, std::string_view bytes) {
-    if (dropping) return true;
-    if (decoding) {
-      if (inflater.write(bytes, p.body_, limits.max_body_bytes, p.error_)) return true;
-      return cannot_keep(p);
-    }
-    if (bytes.size() > limits.max_body_bytes - p.body_.size()) {
-      p.error_ = too_large_body_message(limits.max_body_bytes);
-      return cannot_keep(p);
-    }
-    p.body_.append(bytes);
+    p->state_ = State::Done;
     return true;
   }
 
-  std::size_t feed_body(HttpResponseParser& p, std::string_view in) {
-    switch (framing) {
-      case Framing::Length: {
-        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size()));
-        if (!deliver(p, in.substr(0, take))) return take;
-        remaining -= take;
-        if (remaining == 0) complete(p);
-        return take;
+  bool deliver(std::string_view bytes) {
+    if (dropping) return true;
+    if (decoding) return inflater.write(bytes, p->body_, limits.max_body_bytes, p->error_) || cannot_keep();
+    if (bytes.size() > limits.max_body_bytes - p->body_.size()) {
+      p->error_ = too_large_body_message(limits.max_body_bytes);
+      return cannot_keep();
+    }
+    p->body_.append(bytes);
+    return true;
+  }
+
+  // ---- feeding Beast --------------------------------------------------------------------------
+
+  std::size_t put(std::string_view bytes, error_code& ec) {
+    return grammar->put(boost::asio::const_buffer(bytes.data(), bytes.size()), ec);
+  }
+
+  std::string head_error_message(const error_code& ec, std::string_view at) const {
+    using http::error;
+    if (ec == error::header_limit) return head_too_large_message();
+    const std::string_view line = line_of(at);
+    if (!status_seen) return "malformed status line " + quoted_excerpt(line);
+    // need_more: a line the end of the head cut short
+    if (ec == error::bad_field || ec == error::need_more) return "malformed header line " + quoted_excerpt(line);
+    if (ec == error::bad_value || ec == error::bad_line_ending) return "invalid character in header " + quoted_excerpt(line);
+    if (ec == error::bad_content_length || ec == error::multiple_content_length || ec == error::bad_transfer_encoding) {
+      // Beast refuses both framings at once, the shape of response splitting (RFC 9112 6.3).
+      if (chunked_seen || (content_length_seen && ec == error::bad_transfer_encoding)) {
+        return "both Content-Length and Transfer-Encoding: chunked, at " + quoted_excerpt(line);
       }
-      case Framing::UntilClose:
-        deliver(p, in);
+      return std::string(ec == error::bad_transfer_encoding ? "invalid Transfer-Encoding " : "invalid Content-Length ") +
+             quoted_excerpt(value_of(line));
+    }
+    return "invalid response head (" + ec.message() + ") at " + quoted_excerpt(line);
+  }
+
+  std::string body_error_message(const error_code& ec) const {
+    using http::error;
+    if (ec == error::bad_chunk) return "invalid chunk: a chunk size that is not hex or too large, or data not followed by CRLF";
+    if (ec == error::bad_chunk_extension) return "invalid chunk extension";
+    if (ec == error::bad_line_ending) return "invalid line ending in the chunked framing";
+    if (ec == error::header_limit) return chunk_line_too_long_message();  // a folded trailer of 4 KiB
+    if (ec == error::bad_field || ec == error::bad_value) return "invalid trailer section (" + ec.message() + ")";
+    return "invalid chunked body (" + ec.message() + ")";
+  }
+
+  std::string chunk_line_too_long_message() const {
+    return "chunk size line or trailer section is longer than the limit of " + std::to_string(limits.max_head_bytes) +
+           " bytes";
+  }
+
+  // The head was read: an interim one is shown (feed_head) or passed over.
+  void head_read() {
+    if (!interim_head) return;
+    if (stop_at_head) {
+      interim = true;
+    } else {
+      restart_head();
+    }
+  }
+
+  // Reads a head from `in`; returns how many bytes it used. Beast parses a head only when all
+  // of it is in one piece (at most max_head bytes from its start), so what it makes of it,
+  // errors and their messages included, never depends on where the bytes were cut.
+  std::size_t feed_head(std::string_view in) {
+    if (!pending.empty()) return feed_pending_head(in);
+    // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
+    std::size_t skipped = 0;
+    while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
+    const std::string_view text = in.substr(skipped);
+    if (text.empty()) return skipped;
+    p->started_ = true;
+    if (auto mismatch = status_prefix_mismatch(text, {})) {
+      fail(std::move(*mismatch));
+      return skipped;
+    }
+    // Fast path: the whole head is in this piece, parsed where it lies. A piece no longer
+    // than a head may be is read in one go, head and body (the usual response: one call into
+    // Beast); from a longer one Beast takes the head first, so that its size is checked, and
+    // run_body the rest.
+    const bool head_and_body = !stop_at_head && text.size() <= max_head();
+    if (head_and_body) grammar->eager(true);
+    const std::string_view window = text.substr(0, max_head());
+    error_code ec;
+    const std::size_t n = put(window, ec);
+    if (!ec) {  // the head was read (and, eager, as much of the body as there was)
+      head_read();
+      return skipped + n;
+    }
+    if (head_and_body && grammar->is_header_done()) {  // the body's framing stopped Beast
+      if (ec == http::error::need_more) {
+        pending.assign(text.substr(n));  // a chunk-size line or trailer section, cut short
         return in.size();
-      case Framing::Chunked:
-        return feed_chunked(p, in);
-      case Framing::None:
-        break;
-    }
-    complete(p);
-    return 0;
-  }
-
-  void end_chunk_size_line(HttpResponseParser& p) {
-    line_bytes = 0;
-    if (chunk_size == 0) {
-      chunk = Chunk::TrailerLineStart;
-      return;
-    }
-    // A plain body's size is known here; a compressed one is checked as it is decoded.
-    if (!decoding && !dropping && chunk_size > limits.max_body_bytes - p.body_.size()) {
-      if (!limits.drop_large_bodies) {
-        fail(p, too_large_body_message(limits.max_body_bytes));
-        return;
       }
-      start_dropping(p);
+      if (p->state_ == State::Error) return skipped + n;  // a callback's own reason
+      fail(body_error_message(ec));
+      return skipped + n + framing_error_end<false>(text.substr(n, max_head()), chunks_seen);
     }
-    remaining = chunk_size;
-    chunk_size = 0;
-    chunk_size_has_digit = false;
-    chunk = Chunk::Data;
+    const std::size_t head_end = window.find(kHeadEnd);
+    if (has_bare_lf(window, 0, head_region_end(window, head_end))) {
+      restart_head();
+      fail(std::string(kBareLfInResponse));
+      return skipped;
+    }
+    if (head_end != std::string_view::npos) return skipped + parse_whole_head(window.substr(0, head_end + kHeadEnd.size()));
+    // Not all of the head is here: Beast starts again once it is.
+    restart_head();
+    if (text.size() >= max_head()) {
+      fail(head_too_large_message());
+      return skipped;
+    }
+    pending.assign(text);
+    scan_from = text.size() >= 3 ? text.size() - 3 : 0;
+    lf_checked = text.size();
+    return in.size();
   }
 
-  bool count_line_bytes(HttpResponseParser& p, std::size_t n, std::size_t limit, std::string_view what) {
-    line_bytes += n;
-    if (line_bytes <= limit) return true;
-    fail(p, std::string(what) + " is longer than " + std::to_string(limit) + " bytes");
-    return false;
-  }
-
-  std::size_t feed_chunked(HttpResponseParser& p, std::string_view in) {
-    std::size_t i = 0;
-    while (i < in.size() && p.state_ == State::Body) {
-      const char c = in[i];
-      switch (chunk) {
-        case Chunk::Size: {
-          const int digit = hex_value(c);
-          if (digit >= 0) {
-            if (chunk_size > (std::numeric_limits<std::uint64_t>::max() >> 4)) {
-              fail(p, "chunk size is too large");
-              return i;
-            }
-            chunk_size = (chunk_size << 4) | static_cast<std::uint64_t>(digit);
-            chunk_size_has_digit = true;
-            ++i;
-            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
-            break;
-          }
-          if (!chunk_size_has_digit) {
-            fail(p, "invalid chunk size: expected a hex digit, got " + quoted_excerpt(in.substr(i, 1)));
-            return i;
-          }
-          ++i;
-          if (c == ';' || c == ' ' || c == '\t') {
-            chunk = Chunk::Extension;  // extensions carry nothing we use
-            if (!count_line_bytes(p, 1, kMaxChunkLineBytes, "chunk size line")) return i;
-          } else if (c == '\r') {
-            chunk = Chunk::SizeLF;
-          } else if (c == '\n') {
-            end_chunk_size_line(p);
-          } else {
-            fail(p, "invalid character after chunk size: " + quoted_excerpt(in.substr(i - 1, 1)));
-            return i;
-          }
-          break;
-        }
-        case Chunk::Extension: {
-          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
-          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) : in.size();
-          if (!count_line_bytes(p, end - i, kMaxChunkLineBytes, "chunk size line")) return end;
-          i = end;
-          if (hit) {
-            ++i;
-            end_chunk_size_line(p);
-          }
-          break;
-        }
-        case Chunk::SizeLF:
-          if (c != '\n') {
-            fail(p, "chunk size line not ended by CRLF");
-            return i;
-          }
-          ++i;
-          end_chunk_size_line(p);
-          break;
-        case Chunk::Data: {
-          const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, in.size() - i));
-          if (!deliver(p, in.substr(i, take))) return i + take;
-          i += take;
-          remaining -= take;
-          if (remaining == 0) chunk = Chunk::DataCR;
-          break;
-        }
-        case Chunk::DataCR:
-        case Chunk::DataLF:
-          if (c == '\n') {
-            chunk = Chunk::Size;
-          } else if (c == '\r' && chunk == Chunk::DataCR) {
-            chunk = Chunk::DataLF;
-          } else {
-            fail(p, "chunk data not followed by CRLF");
-            return i;
-          }
-          ++i;
-          break;
-        case Chunk::TrailerLineStart:
-          if (c == '\r') {
-            chunk = Chunk::TrailerEndLF;
-            ++i;
-          } else if (c == '\n') {
-            ++i;
-            complete(p);
-          } else {
-            chunk = Chunk::TrailerLine;
-          }
-          break;
-        case Chunk::TrailerLine: {
-          // Trailer fields are read past, not kept: nothing downstream uses them.
-          const void* hit = std::memchr(in.data() + i, '\n', in.size() - i);
-          const std::size_t end = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - in.data()) + 1 : in.size();
-          if (!count_line_bytes(p, end - i, limits.max_head_bytes, "trailer section")) return end;
-          i = end;
-          if (hit) chunk = Chunk::TrailerLineStart;
-          break;
-        }
-        case Chunk::TrailerEndLF:
-          if (c != '\n') {
-            fail(p, "trailer section not ended by CRLF");
-            return i;
-          }
-          ++i;
-          complete(p);
-          break;
+  std::size_t feed_pending_head(std::string_view in) {
+    const std::size_t old = pending.size();
+    if (old < kStatusPrefix.size()) {
+      if (auto mismatch = status_prefix_mismatch(pending, in)) {
+        fail(std::move(*mismatch));
+        return 0;
       }
     }
-    return i;
+    const std::size_t take = std::min(in.size(), max_head() - old);
+    pending.append(in.data(), take);
+    const std::size_t head_end = pending.find(kHeadEnd, scan_from);
+    const std::size_t region_end = head_region_end(pending, head_end);
+    if (has_bare_lf(pending, lf_checked, region_end)) {
+      fail(std::string(kBareLfInResponse));
+      return take;
+    }
+    lf_checked = region_end;
+    if (head_end == std::string::npos) {
+      if (pending.size() >= max_head()) fail(head_too_large_message());
+      scan_from = pending.size() >= 3 ? pending.size() - 3 : 0;
+      return take;
+    }
+    const std::size_t n = parse_whole_head(std::string_view(pending).substr(0, region_end));
+    if (p->state_ == State::Error) return take;
+    pending.clear();
+    return n - old;  // the head ends in `in`: `pending` held no end of head before
+  }
+
+  // Beast parses a head that is all there, shown alone: what it makes of a malformed one
+  // (which it may not know before it has seen a few bytes more) must not depend on what
+  // follows it. Returns the head's size.
+  std::size_t parse_whole_head(std::string_view head) {
+    restart_head();
+    error_code ec;
+    const std::size_t n = put(head, ec);
+    if (!ec) {
+      head_read();
+      return n;
+    }
+    if (p->state_ != State::Error) fail(head_error_message(ec, head.substr(n)));
+    return head.size();
+  }
+
+  // Runs Beast over body bytes; returns how many it used. `incomplete`: it stopped at a
+  // chunk-size line or trailer section that `bytes` holds only the start of. A framing line
+  // is shown to Beast at most max_head bytes at a time (chunk data is not limited), so a
+  // line longer than that fails the same way whether or not its end has arrived.
+  std::size_t run_body(std::string_view bytes, bool& incomplete) {
+    incomplete = false;
+    grammar->eager(true);
+    const bool chunked = grammar->chunked();
+    std::size_t at = 0;
+    while (at < bytes.size() && p->state_ == State::Body) {
+      std::string_view window = bytes.substr(at);
+      if (chunked) {
+        window = chunk_left > 0 ? window.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(chunk_left, window.size())))
+                                : window.substr(0, max_head());
+      }
+      error_code ec;
+      const std::size_t n = put(window, ec);
+      at += n;
+      if (ec == http::error::need_more) {
+        if (n == 0 && window.size() >= max_head()) {
+          fail(chunk_line_too_long_message());
+          return at + window.size();
+        }
+        if (window.data() + window.size() < bytes.data() + bytes.size()) continue;  // more after this window
+        incomplete = true;
+        return at;
+      }
+      if (ec) {
+        if (p->state_ == State::Error) return at;  // a callback's own reason
+        fail(body_error_message(ec));
+        return at + framing_error_end<false>(bytes.substr(at, max_head()), chunks_seen);
+      }
+      if (n == 0) break;  // cannot happen: a window is never empty; guards against a spin
+    }
+    return at;
+  }
+
+  std::size_t feed_body(std::string_view in) {
+    bool incomplete = false;
+    if (pending.empty()) {
+      const std::size_t n = run_body(in, incomplete);
+      if (!incomplete) return n;
+      pending.assign(in.substr(n));
+      return in.size();
+    }
+    // `pending` starts a framing line: with these bytes it may end.
+    const std::size_t old = pending.size();
+    const std::size_t take = std::min(in.size(), max_head() - old);
+    pending.append(in.data(), take);
+    if (must_wait(old, pending, chunks_seen)) return take;
+    const std::size_t n = run_body(pending, incomplete);
+    if (p->state_ == State::Error) return n > old ? n - old : take;  // to where the failure showed
+    if (incomplete && n == 0) return take;  // still the same line: it stays in `pending`
+    pending.clear();
+    // What followed the line came from `in`: bytes not used go back to it (a line started
+    // again at the end is read from `in` on the next round).
+    return n - old;
+  }
+
+  std::size_t feed(std::string_view in) {
+    if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
+      interim = false;
+      restart_head();
+    }
+    std::size_t used = 0;
+    while (used < in.size() && (p->state_ == State::Head || p->state_ == State::Body)) {
+      const State before = p->state_;
+      const std::size_t n = before == State::Head ? feed_head(in.substr(used)) : feed_body(in.substr(used));
+      used += n;
+      if (stop_at_head && (p->state_ != State::Head || interim)) break;
+      if (n == 0 && p->state_ == before) break;  // cannot happen; guards against a spin
+    }
+    return used;
   }
 };
 
-HttpResponseParser::HttpResponseParser(HttpParserLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+HttpResponseParser::HttpResponseParser(HttpParserLimits limits) : impl_(std::make_unique<Impl>(limits)) {
+  impl_->p = this;
+  impl_->begin_head();
+}
 HttpResponseParser::~HttpResponseParser() = default;
 HttpResponseParser::HttpResponseParser(HttpResponseParser&&) noexcept = default;
 HttpResponseParser& HttpResponseParser::operator=(HttpResponseParser&&) noexcept = default;
 
 void HttpResponseParser::reset(bool head_request) {
   if (!impl_) impl_ = std::make_unique<Impl>(HttpParserLimits{});  // a moved-from parser
+  impl_->p = this;
   state_ = State::Head;
   started_ = false;
   error_.clear();
@@ -673,14 +643,16 @@ void HttpResponseParser::reuse(std::vector<HttpHeader>&& headers, std::string&& 
 
 std::size_t HttpResponseParser::feed(std::string_view bytes) {
   if (!impl_) reset();
-  return impl_->feed(*this, bytes);
+  impl_->p = this;
+  return impl_->feed(bytes);
 }
 
 std::size_t HttpResponseParser::feed_head(std::string_view bytes) {
   if (!impl_) reset();
   if (state_ != State::Head) return 0;
+  impl_->p = this;
   impl_->stop_at_head = true;
-  const std::size_t used = impl_->feed(*this, bytes);
+  const std::size_t used = impl_->feed(bytes);
   impl_->stop_at_head = false;
   return used;
 }
@@ -689,24 +661,28 @@ bool HttpResponseParser::interim() const { return impl_ && impl_->interim; }
 
 void HttpResponseParser::drop_body() {
   if (!impl_) reset();
-  impl_->start_dropping(*this);
+  impl_->p = this;
+  impl_->start_dropping();
 }
 
 bool HttpResponseParser::body_dropped() const { return impl_ && impl_->dropping; }
 
 void HttpResponseParser::finish_eof() {
   if (!impl_) reset();
-  if (state_ == State::Body && impl_->framing == Impl::Framing::UntilClose) {
-    impl_->complete(*this);
+  impl_->p = this;
+  if (state_ == State::Body && impl_->grammar->need_eof()) {
+    // A body delimited by the close: Beast's put_eof() ends it (on_finish).
+    boost::beast::error_code ec;
+    impl_->grammar->put_eof(ec);
+    if (ec && state_ != State::Error) impl_->fail(std::string(kClosedEarly));
   } else if (state_ == State::Head || state_ == State::Body) {
-    impl_->fail(*this, std::string(kClosedEarly));
+    impl_->fail(std::string(kClosedEarly));
   }
 }
 
 bool HttpResponseParser::keep_alive() const {
   if (!impl_ || !head_complete()) return false;
-  if (impl_->upgraded || impl_->framing == Impl::Framing::UntilClose || impl_->connection_close) return false;
-  return head_.version_minor >= 1 || impl_->connection_keep_alive;
+  return !impl_->upgraded && impl_->grammar->keep_alive();
 }
 
 }  // namespace stampede::proto
