@@ -5,20 +5,22 @@
 #      on sockets and processes more than they compute (2 cores: 3 at a time took ~190 s
 #      where 2 took ~245 s, design 023),
 #   2. every libFuzzer target for a bounded time (built in the same tree), at nice 19
-#      beside the MPI suites (release build, label `ranks`), which leave the cores idle,
+#      beside the MPI suites (release build, label `ranks`, two at a time), which leave the
+#      cores idle,
 #   3. on the release build (build/, gcc) what only an optimised, unsanitized binary can
-#      judge (ctest label `release`: the timing, generator-health, MPI and memory suites),
-#      one at a time; and the package test and the container image
+#      judge (ctest label `release`: the timing, generator-health and memory suites), one at
+#      a time; and the package test and the container image
 #      test (root only: mmdebstrap and podman, ~2 minutes, most of it waiting on dpkg and
 #      Debian's mirror), which run in the background beside stage 1's tests, which wait more
 #      than they compute (`ctest -LE container` leaves the image out). The release suites' ctest
 #      summary is the last thing printed. Each suite runs once (docs/design/023-ci-build-time.md).
-# FUZZ_SECONDS (default 8: the MPI suites beside them take ~130 s) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
+# FUZZ_SECONDS (default 5: ~90 s for the 28 of them beside the MPI suites, which take ~75 s two
+# at a time) bounds each fuzzer (JOBS run at once); SKIP_ASAN=1 / SKIP_FUZZ=1
 # skip those stages, and with SKIP_ASAN=1 the release stage runs every suite, unit tests too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-8}
+FUZZ_SECONDS=${FUZZ_SECONDS:-5}
 ITEST_JOBS=${ITEST_JOBS:-3}
 
 ./scripts/setup.sh
@@ -81,8 +83,8 @@ fi
 
 # The fuzzers run at nice 19 beside the MPI suites (release build, label `ranks`): a rank
 # must answer within a --rank-timeout of seconds, which a nice-19 neighbour cannot delay,
-# and the ranks leave most of both cores idle (~30 CPU-seconds in their ~125 s), which is
-# what the fuzzers use. Not beside the ASan suites: there short runs missed their first
+# and the ranks leave most of both cores idle (~30 CPU-seconds in their ~125 s one at a
+# time; two at a time they take ~75 s), which is what the fuzzers use. Not beside the ASan suites: there short runs missed their first
 # iteration (design 023, sessions 34 and 35).
 # With SKIP_ASAN=1 every suite runs in the release stage, the timing ones too: the fuzzers
 # then run first, alone.
@@ -101,10 +103,12 @@ fi
 
 if [ "${SKIP_ASAN:-0}" = 1 ]; then
   step "every test (release build)"
-  ctest --test-dir build --output-on-failure -j"$JOBS"
+  ctest --test-dir build --output-on-failure -j"$JOBS" -LE ranks
+  step "MPI tests (release build, two at a time)"
+  ctest --test-dir build --output-on-failure -j2 -L ranks
 else
-  step "MPI tests (release build, one at a time)"
-  ctest --test-dir build --output-on-failure -L ranks
+  step "MPI tests (release build, two at a time)"
+  ctest --test-dir build --output-on-failure -j2 -L ranks
   [ -z "$fuzz_pid" ] || report_background "$fuzz_pid" build-sanitize/fuzzers.log "fuzzers, as they ran in the background"
   report_background "$package_pid" build/package-and-container-tests.log \
     "package and container tests (release build), as they ran in the background"

@@ -24,7 +24,9 @@ from harness import Target, run, write_scenario, main
 from host_stalls import HostStalls
 from timing_checks import misses_twice, tolerance
 
-SECONDS = int(os.environ.get("ACCURACY_SECONDS", "10"))
+# 5,000 requests a distribution: measured and true percentiles are of the same requests, so
+# a longer run adds CI time, not rigour (bench/accuracy runs 10,000/s for longer).
+SECONDS = int(os.environ.get("ACCURACY_SECONDS", "5"))
 RATE = 1000
 DISTRIBUTIONS = ["fixed:10", "uniform:5:15", "lognormal:20:0.6", "bimodal:5:300:0.015"]
 
