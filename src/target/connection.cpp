@@ -350,7 +350,10 @@ void Connection::flush() {
     in_flight_ = ready;
     // Try the write right here: usually the socket takes it all, the held times are recorded
     // by this same handler (so a truth collected afterwards includes them) and no completion
-    // has to go through the loop.
+    // has to go through the loop. A hold ends when its response is handed to the kernel, read
+    // before the write: after it, a thread preempted on its way back from the system call
+    // would count time the client already spent holding the answer.
+    const Nanos handed_at = SteadyClock::monotonic_now();
     boost::system::error_code ec;
     const auto written = socket_.write_some(asio::buffer(out_), ec);
     if (ec && !would_block(ec)) {
@@ -358,33 +361,32 @@ void Connection::flush() {
       return;
     }
     if (!ec && written == out_.size()) {
-      finish_write();
+      finish_write(handed_at);
       continue;  // once more: a half-closed client owed nothing more is closed there
     }
     writing_ = true;
     const auto rest = asio::buffer(out_) + (ec ? 0 : written);
     asio::async_write(socket_, rest,
-                      [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
+                      [self = shared_from_this(), handed_at](const boost::system::error_code& write_ec, std::size_t) {
                         self->writing_ = false;
                         if (write_ec || self->closed_) {
                           self->close();
                           return;
                         }
-                        self->finish_write();
+                        self->finish_write(handed_at);
                         self->flush();
                       });
     return;
   }
 }
 
-void Connection::finish_write() {
-  const Nanos written_at = SteadyClock::monotonic_now();
+void Connection::finish_write(Nanos handed_at) {
   auto& held = worker_.held_times();
   bool last = false;
   bool upgraded = false;
   for (std::size_t i = 0; i < in_flight_; ++i) {
     const auto& slot = queue_.at(0);
-    if (slot.measured) held.push_back(written_at - slot.received_at);
+    if (slot.measured) held.push_back(handed_at - slot.received_at);
     if (slot.in_flight) worker_.in_flight().leave();
     last = last || !slot.keep_alive;
     upgraded = upgraded || slot.upgrade;

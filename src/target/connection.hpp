@@ -69,8 +69,9 @@ class Connection : public HeldResponder, public std::enable_shared_from_this<Con
 
   // Writes the ready responses at the head of the queue, unless a write is in flight.
   void flush();
-  // The write is complete: records the held times of the measured responses in it.
-  void finish_write();
+  // The write is complete: records the held times of the measured responses in it, each
+  // ending at `handed_at` (when the write began).
+  void finish_write(Nanos handed_at);
 
   // After "Connection: close" or a bad request: stop sending, read and drop what the client
   // still sends for a moment, then close. Closing with unread input would send a RST that

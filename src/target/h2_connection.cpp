@@ -228,19 +228,22 @@ void H2Connection::flush() {
   in_output_.insert(in_output_.end(), taken_.begin(), taken_.end());
   taken_.clear();
   writing_ = true;
-  stream_.async_write(asio::buffer(out_), [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-    self->writing_ = false;
-    if (ec || self->closed_) return self->close();
-    self->finish_write();
-    self->flush();
-  });
+  // A hold ends when its response is handed to the write (as on HTTP/1.1, connection.cpp),
+  // not when the completion runs, which may be after the client has read it.
+  const Nanos handed_at = SteadyClock::monotonic_now();
+  stream_.async_write(asio::buffer(out_),
+                      [self = shared_from_this(), handed_at](const boost::system::error_code& ec, std::size_t) {
+                        self->writing_ = false;
+                        if (ec || self->closed_) return self->close();
+                        self->finish_write(handed_at);
+                        self->flush();
+                      });
 }
 
-void H2Connection::finish_write() {
-  const Nanos written_at = SteadyClock::monotonic_now();
+void H2Connection::finish_write(Nanos handed_at) {
   auto& held = worker_.held_times();
   for (const Written& w : in_output_) {
-    if (w.measured) held.push_back(written_at - w.received_at);
+    if (w.measured) held.push_back(handed_at - w.received_at);
     if (w.in_flight) worker_.in_flight().leave();
   }
   in_output_.clear();

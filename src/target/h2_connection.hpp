@@ -59,7 +59,7 @@ class H2Connection : public HeldResponder,
   void dispatch(Exchange& exchange, proto::HttpRequest& request);
   void respond(Exchange& exchange);
   void flush();
-  void finish_write();
+  void finish_write(Nanos handed_at);
   void close();
   Exchange* find(std::int32_t stream_id);
   Exchange& take_exchange(std::int32_t stream_id);
