@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "proto/http_beast.hpp"
+#include "proto/http_beast_feeder.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::proto {
@@ -58,7 +58,7 @@ bool HttpRequest::expects_continue() const {
   return version_minor >= 1 && expect != nullptr && iequals(*expect, "100-continue");
 }
 
-struct HttpRequestParser::Impl {
+struct HttpRequestParser::Impl : http_beast::Feeder<HttpRequestParser::Impl, true, HttpRequestParser::State> {
   // Beast's parser with our callbacks; a new one for every request (a few words, nothing
   // allocated), as Beast's parsers are good for one message.
   class Grammar final : public http::basic_parser<true> {
@@ -91,14 +91,7 @@ struct HttpRequestParser::Impl {
 
   HttpRequestParser* p = nullptr;  // the owner: set on every call, as the parser may have moved
   std::optional<Grammar> grammar;
-  // Bytes Beast must see again with more: a head that arrived in pieces (from its first
-  // byte), or a chunk-size line or trailer section cut at the end of a read.
-  std::string pending;
-  std::size_t scan_from = 0;     // where `pending` (a head) is searched for its end next
-  std::size_t lf_checked = 0;    // how much of `pending` (a head) was looked at for a bare LF
-  std::uint64_t chunk_left = 0;  // of the chunk whose data is arriving
-  bool trailers = false;         // the framing line being read is the last chunk's: its trailers follow
-  bool chunks_seen = false;      // a chunk's data came: the next size line follows its CRLF
+  bool trailers = false;  // the framing line being read is the last chunk's: its trailers follow
   bool request_line_seen = false;
   bool content_length_seen = false;
   std::size_t transfer_codings = 0;
@@ -108,6 +101,8 @@ struct HttpRequestParser::Impl {
   std::size_t spare_used = 0;
 
   const HttpRequestLimits& limits() const { return p->limits_; }
+  State state() const { return p->state_; }
+  std::size_t max_head() const { return limits().max_head_bytes; }
 
   void begin() {
     grammar.emplace(*this);
@@ -124,13 +119,7 @@ struct HttpRequestParser::Impl {
   }
 
   void reset() {
-    if (pending.capacity() > kKeptHeadCapacity) {
-      std::string().swap(pending);
-    } else {
-      pending.clear();
-    }
-    scan_from = 0;
-    lf_checked = 0;
+    clear_pending();
     recycle_headers();
     begin();
   }
@@ -247,15 +236,32 @@ struct HttpRequestParser::Impl {
     return on_body(bytes);
   }
 
-  // ---- feeding Beast --------------------------------------------------------------------------
+  // ---- what the feeding (http_beast::Feeder) asks of the request ------------------------------
 
-  std::size_t put(std::string_view bytes, error_code& ec) {
-    return grammar->put(boost::asio::const_buffer(bytes.data(), bytes.size()), ec);
+  // A request starts with its method: blank lines before it are skipped.
+  bool start_head(std::string_view in, std::size_t& skipped) {
+    if (p->started_) return true;
+    // RFC 9112 2.2: a server should ignore blank lines received before the request line
+    // (some clients send an extra CRLF after a POST body).
+    while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
+    if (skipped == in.size()) return false;
+    p->started_ = true;
+    // A request starts with its method, a token. Anything else is answered at once, not
+    // after the head fills up or a timeout: a TLS ClientHello (0x16) sent to a plain port
+    // would otherwise leave the client waiting for a handshake that never comes.
+    if (!is_token_char(static_cast<unsigned char>(in[skipped]))) {
+      fail(400, in[skipped] == '\x16' ? "a TLS handshake on a plain HTTP port (use http://, or serve TLS)"
+                                       : "malformed method in the request line");
+      return false;
+    }
+    return true;
   }
+
+  void fail_bare_lf() { fail(400, std::string(kBareLfInRequest)); }
+  void fail_head_too_large() { fail(431, head_too_large()); }
 
   void fail_head(const error_code& ec, std::string_view at) {
     using http::error;
-    if (p->state_ == State::Error) return;  // a callback's own status
     if (ec == error::header_limit) return fail(431, head_too_large());
     if (ec == error::bad_method) return fail(400, "malformed method in the request line");
     if (ec == error::bad_target) return fail(400, "malformed request target in the request line");
@@ -284,171 +290,27 @@ struct HttpRequestParser::Impl {
     fail(400, "malformed request head (" + ec.message() + ")");
   }
 
-  // Reads a head from `in`; returns how many bytes it used. Beast parses a head only when all
-  // of it is in one piece (at most max_head_bytes from its start), so what it makes of it,
-  // errors included, never depends on where the bytes were cut.
-  std::size_t feed_head(std::string_view in) {
-    if (!pending.empty()) return feed_pending_head(in);
-    std::size_t skipped = 0;
-    if (!p->started_) {
-      // RFC 9112 2.2: a server should ignore blank lines received before the request line
-      // (some clients send an extra CRLF after a POST body).
-      while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
-      if (skipped == in.size()) return skipped;
-      p->started_ = true;
-      // A request starts with its method, a token. Anything else is answered at once, not
-      // after the head fills up or a timeout: a TLS ClientHello (0x16) sent to a plain port
-      // would otherwise leave the client waiting for a handshake that never comes.
-      if (!is_token_char(static_cast<unsigned char>(in[skipped]))) {
-        fail(400, in[skipped] == '\x16' ? "a TLS handshake on a plain HTTP port (use http://, or serve TLS)"
-                                         : "malformed method in the request line");
-        return skipped;
-      }
-    }
-    const std::string_view text = in.substr(skipped);
-    // Fast path: the whole head is in this piece, parsed where it lies.
-    const std::string_view window = text.substr(0, limits().max_head_bytes);
-    error_code ec;
-    const std::size_t n = put(window, ec);
-    if (!ec) return skipped + n;  // without eager, put() returns without an error only at the end of the head
-    const std::size_t head_end = window.find(kHeadEnd);
-    if (has_bare_lf(window, 0, head_region_end(window, head_end))) {
-      restart_head();
-      fail(400, std::string(kBareLfInRequest));
-      return skipped;
-    }
-    if (head_end != std::string_view::npos) return skipped + parse_whole_head(window.substr(0, head_end + kHeadEnd.size()));
-    // Not all of the head is here: Beast starts again once it is.
-    restart_head();
-    if (text.size() >= limits().max_head_bytes) {
-      fail(431, head_too_large());
-      return skipped;
-    }
-    pending.assign(text);
-    scan_from = text.size() >= 3 ? text.size() - 3 : 0;
-    lf_checked = text.size();
-    return in.size();
-  }
-
-  std::size_t feed_pending_head(std::string_view in) {
-    const std::size_t old = pending.size();
-    const std::size_t take = std::min(in.size(), limits().max_head_bytes - old);
-    pending.append(in.data(), take);
-    const std::size_t head_end = pending.find(kHeadEnd, scan_from);
-    const std::size_t region_end = head_region_end(pending, head_end);
-    if (has_bare_lf(pending, lf_checked, region_end)) {
-      fail(400, std::string(kBareLfInRequest));
-      return take;
-    }
-    lf_checked = region_end;
-    if (head_end == std::string::npos) {
-      if (pending.size() >= limits().max_head_bytes) fail(431, head_too_large());
-      scan_from = pending.size() >= 3 ? pending.size() - 3 : 0;
-      return take;
-    }
-    const std::size_t n = parse_whole_head(std::string_view(pending).substr(0, region_end));
-    if (p->state_ == State::Error) return take;
-    pending.clear();
-    return n - old;  // the head ends in `in`: `pending` held no end of head before
-  }
-
-  // Beast parses a head that is all there, shown alone: what it makes of a malformed one
-  // (which it may not know before it has seen a few bytes more) must not depend on what
-  // follows it. Returns the head's size.
-  std::size_t parse_whole_head(std::string_view head) {
-    restart_head();
-    error_code ec;
-    const std::size_t n = put(head, ec);
-    if (!ec) return n;
-    fail_head(ec, head.substr(n));
-    return head.size();
-  }
+  void fail_body(const error_code& ec) { fail(400, "malformed chunked body (" + ec.message() + ")"); }
 
   std::size_t framing_limit() const {
     return trailers ? std::max(limits().max_head_bytes, limits().max_chunk_line_bytes) : limits().max_chunk_line_bytes;
   }
 
-  // Runs Beast over body bytes; returns how many it used. `incomplete`: it stopped at a
-  // chunk-size line or trailer section that `bytes` holds only the start of. A framing line
-  // is shown to Beast at most framing_limit() bytes at a time (chunk data is not limited),
-  // so a line longer than that fails the same way whether or not its end has arrived.
-  std::size_t run_body(std::string_view bytes, bool& incomplete) {
-    incomplete = false;
-    grammar->eager(true);
-    const bool chunked = grammar->chunked();
-    std::size_t at = 0;
-    while (at < bytes.size() && p->state_ == State::Body) {
-      std::string_view window = bytes.substr(at);
-      if (chunked) {
-        window = chunk_left > 0 ? window.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(chunk_left, window.size())))
-                                : window.substr(0, framing_limit());
-      }
-      error_code ec;
-      const std::size_t n = put(window, ec);
-      at += n;
-      if (ec == http::error::need_more) {
-        if (n == 0 && window.size() >= framing_limit()) {
-          if (trailers) {
-            fail(431, "trailers larger than " + std::to_string(framing_limit()) + " bytes");
-            return at + window.size();
-          }
-          // A whole chunk-size line that Beast does not take is the last chunk's: trailers
-          // follow, with the head's limit.
-          std::string_view line = window;
-          if (line.substr(0, 2) == "\r\n") line.remove_prefix(2);
-          if (line.find("\r\n") == std::string_view::npos) {
-            fail(400, "chunk size line longer than " + std::to_string(framing_limit()) + " bytes");
-            return at + window.size();
-          }
-          trailers = true;
-          continue;
-        }
-        if (window.data() + window.size() < bytes.data() + bytes.size()) continue;  // more after this window
-        incomplete = true;
-        return at;
-      }
-      if (ec) {
-        if (p->state_ == State::Error) return at;  // a callback's own status
-        fail(400, "malformed chunked body (" + ec.message() + ")");
-        return at + framing_error_end<true>(bytes.substr(at, framing_limit()), chunks_seen);
-      }
-      if (n == 0) break;  // cannot happen: a window is never empty; guards against a spin
+  bool refuse_long_framing_line(std::string_view window) {
+    if (trailers) {
+      fail(431, "trailers larger than " + std::to_string(framing_limit()) + " bytes");
+      return true;
     }
-    return at;
-  }
-
-  std::size_t feed_body(std::string_view in) {
-    bool incomplete = false;
-    if (pending.empty()) {
-      const std::size_t n = run_body(in, incomplete);
-      if (!incomplete) return n;
-      pending.assign(in.substr(n));
-      return in.size();
+    // A whole chunk-size line that Beast does not take is the last chunk's: trailers
+    // follow, with the head's limit.
+    std::string_view line = window;
+    if (line.substr(0, 2) == "\r\n") line.remove_prefix(2);
+    if (line.find("\r\n") == std::string_view::npos) {
+      fail(400, "chunk size line longer than " + std::to_string(framing_limit()) + " bytes");
+      return true;
     }
-    // `pending` starts a framing line: with these bytes it may end.
-    const std::size_t old = pending.size();
-    const std::size_t take = std::min(in.size(), framing_limit() - std::min(old, framing_limit()));
-    pending.append(in.data(), take);
-    if (must_wait(old, pending, chunks_seen)) return take;
-    const std::size_t n = run_body(pending, incomplete);
-    if (p->state_ == State::Error) return n > old ? n - old : take;  // to where the failure showed
-    if (incomplete && n == 0) return take;  // still the same line: it stays in `pending`
-    if (n == 0) return take;  // its limit grew (trailers): more of `in` is taken next round
-    pending.clear();
-    // What followed the line came from `in`: bytes not used go back to it.
-    return n - old;
-  }
-
-  std::size_t feed(std::string_view in, bool stop_at_head) {
-    std::size_t used = 0;
-    while (used < in.size() && (p->state_ == State::Head || p->state_ == State::Body)) {
-      const State before = p->state_;
-      const std::size_t n = before == State::Head ? feed_head(in.substr(used)) : feed_body(in.substr(used));
-      used += n;
-      if (stop_at_head && p->state_ != State::Head) break;
-      if (n == 0 && p->state_ == before) break;  // cannot happen; guards against a spin
-    }
-    return used;
+    trailers = true;
+    return false;
   }
 };
 
@@ -478,14 +340,14 @@ void HttpRequestParser::reset() {
 std::size_t HttpRequestParser::feed(std::string_view bytes) {
   if (!impl_) reset();
   impl_->p = this;
-  return impl_->feed(bytes, /*stop_at_head=*/false);
+  return impl_->feed(bytes, /*stop=*/false);
 }
 
 std::size_t HttpRequestParser::feed_head(std::string_view bytes) {
   if (!impl_) reset();
   if (state_ != State::Head) return 0;
   impl_->p = this;
-  return impl_->feed(bytes, /*stop_at_head=*/true);
+  return impl_->feed(bytes, /*stop=*/true);
 }
 
 void HttpRequestParser::drop_body() {

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "proto/body_inflater.hpp"
-#include "proto/http_beast.hpp"
+#include "proto/http_beast_feeder.hpp"
 #include "proto/http_text.hpp"
 
 namespace stampede::proto {
@@ -92,7 +92,9 @@ const std::string* find_header(const std::vector<HttpHeader>& headers, std::stri
   return nullptr;
 }
 
-struct HttpResponseParser::Impl {
+struct HttpResponseParser::Impl : http_beast::Feeder<HttpResponseParser::Impl, false, HttpResponseParser::State> {
+  using Feeder = http_beast::Feeder<Impl, false, State>;
+
   // Beast's parser with our callbacks. Beast's parsers are good for one message: a new one is
   // made for every head (a few words, nothing allocated).
   class Grammar final : public http::basic_parser<false> {
@@ -130,18 +132,10 @@ struct HttpResponseParser::Impl {
   HttpResponseParser* p = nullptr;  // the owner: set on every call, as the parser may have moved
   std::optional<Grammar> grammar;
   bool head_request = false;
-  // Bytes Beast must see again with more: a head that arrived in pieces (from its first
-  // byte), or a chunk-size line or trailer section cut at the end of a read.
-  std::string pending;
-  std::size_t scan_from = 0;   // where `pending` (a head) is searched for its end next
-  std::size_t lf_checked = 0;  // how much of `pending` (a head) was looked at for a bare LF
-  bool stop_at_head = false;  // inside feed_head()
-  bool interim = false;       // feed_head() stopped after an interim head, which head_ holds
+  bool interim = false;  // feed_head() stopped after an interim head, which head_ holds
   bool decoding = false;
   bool dropping = false;  // the body is framed, not kept (nor decoded)
   BodyInflater inflater;
-  std::uint64_t chunk_left = 0;  // of the chunk whose data is arriving
-  bool chunks_seen = false;      // a chunk's data came: the next size line follows its CRLF
   // Of the head being parsed:
   bool status_seen = false;
   bool interim_head = false;  // 1xx other than 101: the real response follows
@@ -156,6 +150,7 @@ struct HttpResponseParser::Impl {
   std::vector<HttpHeader> spare_headers;
   std::size_t spare_used = 0;
 
+  State state() const { return p->state_; }
   std::size_t max_head() const { return limits.max_head_bytes; }
 
   // A new Beast parser for the next head, and the layer's per-head state.
@@ -179,13 +174,7 @@ struct HttpResponseParser::Impl {
 
   void reset(bool head) {
     head_request = head;
-    if (pending.capacity() > kKeptHeadCapacity) {
-      std::string().swap(pending);
-    } else {
-      pending.clear();
-    }
-    scan_from = 0;
-    lf_checked = 0;
+    clear_pending();
     decoding = false;
     dropping = false;
     interim = false;
@@ -371,11 +360,7 @@ struct HttpResponseParser::Impl {
     return true;
   }
 
-  // ---- feeding Beast --------------------------------------------------------------------------
-
-  std::size_t put(std::string_view bytes, error_code& ec) {
-    return grammar->put(boost::asio::const_buffer(bytes.data(), bytes.size()), ec);
-  }
+  // ---- messages -------------------------------------------------------------------------------
 
   std::string head_error_message(const error_code& ec, std::string_view at) const {
     using http::error;
@@ -421,178 +406,53 @@ struct HttpResponseParser::Impl {
     }
   }
 
-  // Reads a head from `in`; returns how many bytes it used. Beast parses a head only when all
-  // of it is in one piece (at most max_head bytes from its start), so what it makes of it,
-  // errors and their messages included, never depends on where the bytes were cut.
-  std::size_t feed_head(std::string_view in) {
-    if (!pending.empty()) return feed_pending_head(in);
-    // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
-    std::size_t skipped = 0;
+  // ---- what the feeding (http_beast::Feeder) asks of the response -----------------------------
+
+  // Tolerates the stray CRLF some servers send after a body, as RFC 9112 2.2 suggests.
+  bool start_head(std::string_view in, std::size_t& skipped) {
     while (skipped < in.size() && (in[skipped] == '\r' || in[skipped] == '\n')) ++skipped;
-    const std::string_view text = in.substr(skipped);
-    if (text.empty()) return skipped;
+    if (skipped == in.size()) return false;
     p->started_ = true;
-    if (auto mismatch = status_prefix_mismatch(text, {})) {
+    if (auto mismatch = status_prefix_mismatch(in.substr(skipped), {})) {
       fail(std::move(*mismatch));
-      return skipped;
+      return false;
     }
-    // Fast path: the whole head is in this piece, parsed where it lies. A piece no longer
-    // than a head may be is read in one go, head and body (the usual response: one call into
-    // Beast); from a longer one Beast takes the head first, so that its size is checked, and
-    // run_body the rest.
-    const bool head_and_body = !stop_at_head && text.size() <= max_head();
-    if (head_and_body) grammar->eager(true);
-    const std::string_view window = text.substr(0, max_head());
-    error_code ec;
-    const std::size_t n = put(window, ec);
-    if (!ec) {  // the head was read (and, eager, as much of the body as there was)
-      head_read();
-      return skipped + n;
-    }
-    if (head_and_body && grammar->is_header_done()) {  // the body's framing stopped Beast
-      if (ec == http::error::need_more) {
-        pending.assign(text.substr(n));  // a chunk-size line or trailer section, cut short
-        return in.size();
-      }
-      if (p->state_ == State::Error) return skipped + n;  // a callback's own reason
-      fail(body_error_message(ec));
-      return skipped + n + framing_error_end<false>(text.substr(n, max_head()), chunks_seen);
-    }
-    const std::size_t head_end = window.find(kHeadEnd);
-    if (has_bare_lf(window, 0, head_region_end(window, head_end))) {
-      restart_head();
-      fail(std::string(kBareLfInResponse));
-      return skipped;
-    }
-    if (head_end != std::string_view::npos) return skipped + parse_whole_head(window.substr(0, head_end + kHeadEnd.size()));
-    // Not all of the head is here: Beast starts again once it is.
-    restart_head();
-    if (text.size() >= max_head()) {
-      fail(head_too_large_message());
-      return skipped;
-    }
-    pending.assign(text);
-    scan_from = text.size() >= 3 ? text.size() - 3 : 0;
-    lf_checked = text.size();
-    return in.size();
+    return true;
   }
 
-  std::size_t feed_pending_head(std::string_view in) {
-    const std::size_t old = pending.size();
-    if (old < kStatusPrefix.size()) {
-      if (auto mismatch = status_prefix_mismatch(pending, in)) {
-        fail(std::move(*mismatch));
-        return 0;
-      }
-    }
-    const std::size_t take = std::min(in.size(), max_head() - old);
-    pending.append(in.data(), take);
-    const std::size_t head_end = pending.find(kHeadEnd, scan_from);
-    const std::size_t region_end = head_region_end(pending, head_end);
-    if (has_bare_lf(pending, lf_checked, region_end)) {
-      fail(std::string(kBareLfInResponse));
-      return take;
-    }
-    lf_checked = region_end;
-    if (head_end == std::string::npos) {
-      if (pending.size() >= max_head()) fail(head_too_large_message());
-      scan_from = pending.size() >= 3 ? pending.size() - 3 : 0;
-      return take;
-    }
-    const std::size_t n = parse_whole_head(std::string_view(pending).substr(0, region_end));
-    if (p->state_ == State::Error) return take;
-    pending.clear();
-    return n - old;  // the head ends in `in`: `pending` held no end of head before
+  // A head that arrived in pieces is checked against the status line's prefix as they come.
+  bool refuse_head_start(std::string_view more) {
+    if (pending.size() >= kStatusPrefix.size()) return false;
+    auto mismatch = status_prefix_mismatch(pending, more);
+    if (mismatch) fail(std::move(*mismatch));
+    return mismatch.has_value();
   }
 
-  // Beast parses a head that is all there, shown alone: what it makes of a malformed one
-  // (which it may not know before it has seen a few bytes more) must not depend on what
-  // follows it. Returns the head's size.
-  std::size_t parse_whole_head(std::string_view head) {
-    restart_head();
-    error_code ec;
-    const std::size_t n = put(head, ec);
-    if (!ec) {
-      head_read();
-      return n;
-    }
-    if (p->state_ != State::Error) fail(head_error_message(ec, head.substr(n)));
-    return head.size();
+  // A piece no longer than a head may be is read in one go, head and body (the usual
+  // response: one call into Beast); from a longer one Beast takes the head first, so that
+  // its size is checked, and run_body the rest.
+  bool reads_body_with_head(std::string_view text) const { return !stop_at_head && text.size() <= max_head(); }
+
+  void fail_bare_lf() { fail(std::string(kBareLfInResponse)); }
+  void fail_head_too_large() { fail(head_too_large_message()); }
+  void fail_head(const error_code& ec, std::string_view at) { fail(head_error_message(ec, at)); }
+  void fail_body(const error_code& ec) { fail(body_error_message(ec)); }
+
+  std::size_t framing_limit() const { return max_head(); }
+  bool refuse_long_framing_line(std::string_view) {
+    fail(chunk_line_too_long_message());
+    return true;
   }
 
-  // Runs Beast over body bytes; returns how many it used. `incomplete`: it stopped at a
-  // chunk-size line or trailer section that `bytes` holds only the start of. A framing line
-  // is shown to Beast at most max_head bytes at a time (chunk data is not limited), so a
-  // line longer than that fails the same way whether or not its end has arrived.
-  std::size_t run_body(std::string_view bytes, bool& incomplete) {
-    incomplete = false;
-    grammar->eager(true);
-    const bool chunked = grammar->chunked();
-    std::size_t at = 0;
-    while (at < bytes.size() && p->state_ == State::Body) {
-      std::string_view window = bytes.substr(at);
-      if (chunked) {
-        window = chunk_left > 0 ? window.substr(0, static_cast<std::size_t>(std::min<std::uint64_t>(chunk_left, window.size())))
-                                : window.substr(0, max_head());
-      }
-      error_code ec;
-      const std::size_t n = put(window, ec);
-      at += n;
-      if (ec == http::error::need_more) {
-        if (n == 0 && window.size() >= max_head()) {
-          fail(chunk_line_too_long_message());
-          return at + window.size();
-        }
-        if (window.data() + window.size() < bytes.data() + bytes.size()) continue;  // more after this window
-        incomplete = true;
-        return at;
-      }
-      if (ec) {
-        if (p->state_ == State::Error) return at;  // a callback's own reason
-        fail(body_error_message(ec));
-        return at + framing_error_end<false>(bytes.substr(at, max_head()), chunks_seen);
-      }
-      if (n == 0) break;  // cannot happen: a window is never empty; guards against a spin
-    }
-    return at;
-  }
+  // feed_head() stops after an interim head too.
+  bool head_ended() const { return p->state_ != State::Head || interim; }
 
-  std::size_t feed_body(std::string_view in) {
-    bool incomplete = false;
-    if (pending.empty()) {
-      const std::size_t n = run_body(in, incomplete);
-      if (!incomplete) return n;
-      pending.assign(in.substr(n));
-      return in.size();
-    }
-    // `pending` starts a framing line: with these bytes it may end.
-    const std::size_t old = pending.size();
-    const std::size_t take = std::min(in.size(), max_head() - old);
-    pending.append(in.data(), take);
-    if (must_wait(old, pending, chunks_seen)) return take;
-    const std::size_t n = run_body(pending, incomplete);
-    if (p->state_ == State::Error) return n > old ? n - old : take;  // to where the failure showed
-    if (incomplete && n == 0) return take;  // still the same line: it stays in `pending`
-    pending.clear();
-    // What followed the line came from `in`: bytes not used go back to it (a line started
-    // again at the end is read from `in` on the next round).
-    return n - old;
-  }
-
-  std::size_t feed(std::string_view in) {
+  std::size_t feed(std::string_view in, bool stop) {
     if (interim) {  // feed_head() left an interim head for the caller: the next one comes now
       interim = false;
       restart_head();
     }
-    std::size_t used = 0;
-    while (used < in.size() && (p->state_ == State::Head || p->state_ == State::Body)) {
-      const State before = p->state_;
-      const std::size_t n = before == State::Head ? feed_head(in.substr(used)) : feed_body(in.substr(used));
-      used += n;
-      if (stop_at_head && (p->state_ != State::Head || interim)) break;
-      if (n == 0 && p->state_ == before) break;  // cannot happen; guards against a spin
-    }
-    return used;
+    return Feeder::feed(in, stop);
   }
 };
 
@@ -644,17 +504,14 @@ void HttpResponseParser::reuse(std::vector<HttpHeader>&& headers, std::string&& 
 std::size_t HttpResponseParser::feed(std::string_view bytes) {
   if (!impl_) reset();
   impl_->p = this;
-  return impl_->feed(bytes);
+  return impl_->feed(bytes, /*stop=*/false);
 }
 
 std::size_t HttpResponseParser::feed_head(std::string_view bytes) {
   if (!impl_) reset();
   if (state_ != State::Head) return 0;
   impl_->p = this;
-  impl_->stop_at_head = true;
-  const std::size_t used = impl_->feed(bytes);
-  impl_->stop_at_head = false;
-  return used;
+  return impl_->feed(bytes, /*stop=*/true);
 }
 
 bool HttpResponseParser::interim() const { return impl_ && impl_->interim; }
