@@ -343,8 +343,14 @@ return {{ options = {{ vus = 1, iterations = 1 }},
     def test_the_official_liveview_js_reconnects_over_longpoll_against_the_target(self):
         # What the client above does, done by phoenix_live_view's own JS in Chromium against the
         # same target: its rejoin payload (_mounts 1, same tokens) and the remounted page.
+        # Its own target with 3 s sessions: a browser beside busy test suites needs more than the
+        # class's 1 s to rejoin and click three times inside one session.
         require_browser()
-        run_check(self, "liveview_longpoll_reconnect_check.js", "--url", self.target.url)
+        target = Target(threads=2, extra=("--longpoll-session-lifetime", "3s"))
+        try:
+            run_check(self, "liveview_longpoll_reconnect_check.js", "--url", target.url)
+        finally:
+            target.close()
 
     def test_without_reconnect_the_socket_closes(self):
         r = run(["run", channels_scenario(self.url, """

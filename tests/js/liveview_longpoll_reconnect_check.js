@@ -72,15 +72,44 @@ async function main() {
       while (sessions.length <= after && Date.now() < until) await page.waitForTimeout(50);
       return sessions.length > after;
     };
-    // Clicks just after a reconnect, so that they fit in one session (each lasts a second).
     checks.ok(await newSession(1), "liveview-js: the browser opened a new LongPoll session after the 410",
               sessions.length);
-    await page.waitForSelector("[data-phx-main].phx-connected", {timeout});
-    for (let n = 1; n <= 3; n++) {
-      await page.click("#inc");
-      await countIs(n);
-    }
-    checks.ok(await count() === "3", "liveview-js: three clicks counted over LongPoll", await count());
+    // `clicks` clicks inside one session. The target ends each session on its own clock, so on a
+    // busy host a session can end between two clicks (the remount resets the count): that
+    // attempt is printed and the clicks start again in the next session, at most 3 times.
+    const clicksInOneSession = async (clicks) => {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await page.waitForSelector("[data-phx-main].phx-connected", {timeout});
+        const at = sessions.length;
+        const start = Number(await count());
+        let n = 0, outcome = "counted";
+        for (; n < clicks && outcome === "counted"; n++) {
+          await page.click("#inc");
+          outcome = await countOrNewSession(start + n + 1, at);
+        }
+        if (outcome === "counted" && sessions.length === at) return true;
+        if (outcome === "timeout") {
+          console.log(`# attempt ${attempt}: click ${n} was not counted within ${timeout} ms`);
+          return false;
+        }
+        console.log(`# attempt ${attempt}: the session ended during click ${n} of ${clicks} ` +
+                    `(sessions ${at} -> ${sessions.length}); again in the next session`);
+        await newSession(at);
+      }
+      return false;
+    };
+    // "counted" when the page shows `n`, "lost" when a new session opened first.
+    const countOrNewSession = async (n, at) => {
+      const until = Date.now() + timeout;
+      while (Date.now() < until) {
+        if (await count() === String(n)) return "counted";
+        if (sessions.length !== at) return "lost";
+        await page.waitForTimeout(20);
+      }
+      return "timeout";
+    };
+    checks.ok(await clicksInOneSession(3), "liveview-js: three clicks counted over LongPoll in one session",
+              await count());
     checks.ok(await newSession(sessions.length), "liveview-js: and again after the next 410", sessions.length);
     // The rejoin's page: the server mounted the counter again.
     await countIs(0).catch(() => {});
@@ -101,10 +130,8 @@ async function main() {
       console.log(`# first join:  ${JSON.stringify({...first, session: "…", static: "…"})}`);
       console.log(`# rejoin:      ${JSON.stringify({...second, session: "…", static: "…"})}`);
     }
-    // Clicks go on from the remounted state (a session may go again meanwhile: retried).
-    await page.click("#inc");
-    await countIs(1).catch(() => {});
-    checks.ok(await count() === "1", "liveview-js: clicks go on from the remounted count", await count());
+    // Clicks go on from the remounted state (a session may end meanwhile: printed, and again).
+    checks.ok(await clicksInOneSession(1), "liveview-js: clicks go on from the remounted count", await count());
     checks.ok(websockets.length === 0, "liveview-js: no WebSocket was opened", websockets);
     const errors = problems.filter((p) => p.startsWith("page error") || p.startsWith("request left"));
     checks.ok(errors.length === 0, "liveview-js: no page error", errors);
