@@ -420,6 +420,11 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
       const std::size_t n = stream_->read_available(asio::buffer(buffer), read_ec);
       if (n > 0) {
         if (!consume(std::string_view(buffer.data(), n)) || !reading()) return;
+        // A short read drained a plain socket: wait for the next edge rather than pay for a
+        // read that would only say EAGAIN (a held socket's reply is one short read). The wait
+        // re-arms epoll, which reports bytes that came meanwhile. TLS may hold decrypted
+        // bytes the socket no longer shows, so it reads until EAGAIN.
+        if (n < buffer.size() && !stream_->is_tls()) return wait_readable();
         continue;
       }
       if (read_ec == asio::error::would_block) return wait_readable();

@@ -13,6 +13,15 @@ void WorkerTimer::cancel() {
 
 TimerHeap::~TimerHeap() {
   for (WorkerTimer* t : heap_) t->heap_ = nullptr;
+  for (auto& [at, sentinel] : buckets_) {
+    for (WorkerTimer* t = sentinel.next_; t != &sentinel;) {
+      WorkerTimer* const next = t->next_;
+      t->heap_ = nullptr;
+      t->next_ = nullptr;
+      t = next;
+    }
+    sentinel.next_ = nullptr;
+  }
 }
 
 void TimerHeap::place(std::size_t i, WorkerTimer* t) {
@@ -68,27 +77,69 @@ void TimerHeap::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg
   sift_up(t.index_);
 }
 
+void TimerHeap::schedule_shared(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
+  if (t.heap_ != nullptr) t.heap_->cancel(t);
+  auto [it, made] = buckets_.try_emplace(at);
+  WorkerTimer& sentinel = it->second;
+  if (made) sentinel.prev_ = sentinel.next_ = &sentinel;
+  t.heap_ = this;
+  t.at_ = at;
+  t.fn_ = fn;
+  t.arg_ = arg;
+  // At the ring's end: the bucket fires in the order its timers were armed.
+  t.prev_ = sentinel.prev_;
+  t.next_ = &sentinel;
+  sentinel.prev_->next_ = &t;
+  sentinel.prev_ = &t;
+  ++in_buckets_;
+}
+
+void TimerHeap::unlink(WorkerTimer& t) {
+  // An emptied bucket stays in the map until it is the earliest (earliest_bucket()).
+  t.prev_->next_ = t.next_;
+  t.next_->prev_ = t.prev_;
+  t.next_ = nullptr;
+  t.index_ = 0;
+  t.heap_ = nullptr;
+  --in_buckets_;
+}
+
 void TimerHeap::cancel(WorkerTimer& t) {
   if (t.heap_ != this) return;
+  if (t.in_bucket()) return unlink(t);
   remove_at(t.index_);
 }
 
-std::optional<Nanos> TimerHeap::earliest() const {
-  if (heap_.empty()) return std::nullopt;
-  return heap_.front()->at_;
+WorkerTimer* TimerHeap::earliest_bucket() {
+  while (!buckets_.empty()) {
+    WorkerTimer& sentinel = buckets_.begin()->second;
+    if (sentinel.next_ != &sentinel) return sentinel.next_;
+    sentinel.next_ = nullptr;  // not a timer: nothing to unlink when it is destroyed
+    buckets_.erase(buckets_.begin());
+  }
+  return nullptr;
+}
+
+std::optional<Nanos> TimerHeap::earliest() {
+  const WorkerTimer* bucketed = earliest_bucket();
+  if (heap_.empty()) return bucketed ? std::optional<Nanos>(bucketed->at_) : std::nullopt;
+  const Nanos top = heap_.front()->at_;
+  return bucketed ? std::min(top, bucketed->at_) : top;
 }
 
 std::size_t TimerHeap::fire_due(Nanos now) {
   std::size_t fired = 0;
-  while (!heap_.empty() && heap_.front()->at_ <= now) {
-    WorkerTimer* t = heap_.front();
+  for (;;) {
+    WorkerTimer* t = earliest_bucket();
+    // The heap's first goes first when it is due no later than the earliest bucket's.
+    if (!heap_.empty() && (t == nullptr || heap_.front()->at_ <= t->at_)) t = heap_.front();
+    if (t == nullptr || t->at_ > now) return fired;
     const WorkerTimer::Fn fn = t->fn_;
     void* const arg = t->arg_;
-    remove_at(0);
+    cancel(*t);
     ++fired;
     fn(arg);  // may re-arm t, arm or cancel others, or destroy t's owner
   }
-  return fired;
 }
 
 WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock) : clock_(clock), timer_(io) {}
@@ -101,6 +152,16 @@ Nanos coarse_deadline(Nanos now, Nanos delay) {
 
 void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
   heap_.schedule(t, at, fn, arg);
+  after_arming(at);
+}
+
+void WorkerTimers::schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
+  const Nanos at = coarse_deadline(clock_.now(), delay);
+  heap_.schedule_shared(t, at, fn, arg);
+  after_arming(at);
+}
+
+void WorkerTimers::after_arming(Nanos at) {
   // Only an earlier deadline needs the Asio timer moved; a cancelled earliest one just
   // makes it wake once for nothing.
   if (!armed_for_ || at < *armed_for_) rearm();

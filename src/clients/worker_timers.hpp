@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -42,15 +43,26 @@ class WorkerTimer {
 
  private:
   friend class TimerHeap;
+  bool in_bucket() const { return next_ != nullptr; }
+
   TimerHeap* heap_ = nullptr;  // set while armed
-  std::size_t index_ = 0;      // place in heap_'s array
+  union {
+    std::size_t index_ = 0;    // in the heap: its place in the array
+    WorkerTimer* prev_;        // in a bucket: the one before it (the ring passes its sentinel)
+  };
+  WorkerTimer* next_ = nullptr;  // in a bucket: the one after it; null in the heap
   Nanos at_ = 0;
   Fn fn_ = nullptr;
   void* arg_ = nullptr;
 };
 
-// A binary min-heap of armed timers by deadline, with each timer knowing its place so that
-// cancelling one is O(log n) and allocates nothing.
+// The armed timers by deadline: a binary min-heap for exact deadlines, with each timer
+// knowing its place so that cancelling one is O(log n) and allocates nothing; and, for
+// deadlines on a shared grid (schedule_shared), one bucket per grid point, a ring of the
+// timers due then in the order they were armed. Arming, cancelling and firing a bucketed
+// timer touch only it and its two neighbours: a held Phoenix socket re-arms its heartbeat
+// twice per heartbeat, and in a heap of 40,000 timers each pop sifted through 15 levels of
+// scattered timers (9% of a holding process's CPU; docs/design/048).
 class TimerHeap {
  public:
   TimerHeap() = default;
@@ -60,12 +72,15 @@ class TimerHeap {
 
   // Arms `t` for `at` (monotonic ns); re-arms it if it was armed.
   void schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg);
+  // The same for a deadline many timers share (a grid point, coarse_deadline below): kept in
+  // that deadline's bucket. Timers due at one time fire in the order they were armed.
+  void schedule_shared(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg);
   void cancel(WorkerTimer& t);
-  std::optional<Nanos> earliest() const;
+  std::optional<Nanos> earliest();
   // Disarms and calls every timer due at `now`, earliest first (a timer armed by a callback
   // for a time already due runs in the same call). Returns how many ran.
   std::size_t fire_due(Nanos now);
-  std::size_t size() const { return heap_.size(); }
+  std::size_t size() const { return heap_.size() + in_buckets_; }
 
  private:
   bool before(std::size_t a, std::size_t b) const { return heap_[a]->at_ < heap_[b]->at_; }
@@ -73,8 +88,15 @@ class TimerHeap {
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
   void remove_at(std::size_t i);
+  void unlink(WorkerTimer& t);
+  // The earliest bucket that still holds a timer (emptied ones are dropped on the way).
+  WorkerTimer* earliest_bucket();
 
   std::vector<WorkerTimer*> heap_;
+  // Grid point -> the sentinel of its ring. A map node never moves, so the ring can point at
+  // its sentinel; a held process has a few hundred grid points armed at a time.
+  std::map<Nanos, WorkerTimer> buckets_;
+  std::size_t in_buckets_ = 0;
 };
 
 // `delay` after `now`, rounded up to a grid of delay/100 (1 µs to 100 ms) counted from the
@@ -93,14 +115,13 @@ class WorkerTimers {
     schedule(t, clock_.now() + delay, fn, arg);
   }
   // For timers that may be a little late (coarse_deadline above).
-  void schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
-    schedule(t, coarse_deadline(clock_.now(), delay), fn, arg);
-  }
+  void schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg);
   std::size_t armed() const { return heap_.size(); }
 
  private:
   void rearm();
   void on_timer();
+  void after_arming(Nanos at);
 
   const Clock& clock_;
   TimerHeap heap_;

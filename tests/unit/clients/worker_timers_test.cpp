@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace stampede::clients {
@@ -158,6 +159,137 @@ TEST(TimerHeap, TimersOutlivingTheHeapAreDisarmed) {
   }
   EXPECT_FALSE(p->timer.armed());
   p->timer.cancel();  // and cancelling (or destroying) it later touches nothing
+}
+
+// Timers on a shared deadline (schedule_shared: the grid of coarse_deadline) live in one
+// bucket per deadline: they fire in the order they were armed, merged with the exact ones.
+TEST(TimerHeapShared, BucketsFireInArmingOrderMergedWithExactTimers) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (int i = 0; i < 6; ++i) probes.push_back(probe(i, log));
+  heap.schedule_shared(probes[0]->timer, 200, &Probe::fire, probes[0].get());
+  heap.schedule_shared(probes[1]->timer, 100, &Probe::fire, probes[1].get());
+  heap.schedule(probes[2]->timer, 150, &Probe::fire, probes[2].get());
+  heap.schedule_shared(probes[3]->timer, 100, &Probe::fire, probes[3].get());
+  heap.schedule(probes[4]->timer, 100, &Probe::fire, probes[4].get());  // an exact one at a bucket's time goes first
+  heap.schedule_shared(probes[5]->timer, 200, &Probe::fire, probes[5].get());
+  EXPECT_EQ(heap.size(), 6u);
+  EXPECT_EQ(*heap.earliest(), 100);
+  EXPECT_EQ(heap.fire_due(99), 0u);
+  EXPECT_EQ(heap.fire_due(150), 4u);
+  EXPECT_EQ(log, (std::vector<int>{4, 1, 3, 2}));
+  EXPECT_TRUE(probes[0]->timer.armed());
+  EXPECT_FALSE(probes[3]->timer.armed());
+  EXPECT_EQ(*heap.earliest(), 200);
+  EXPECT_EQ(heap.fire_due(1000), 2u);
+  EXPECT_EQ(log, (std::vector<int>{4, 1, 3, 2, 0, 5}));
+  EXPECT_EQ(heap.size(), 0u);
+  EXPECT_FALSE(heap.earliest().has_value());
+}
+
+TEST(TimerHeapShared, CancelDestroyAndReArmFromAnyPlaceInABucket) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (int i = 0; i < 6; ++i) {
+    probes.push_back(probe(i, log));
+    heap.schedule_shared(probes.back()->timer, 100, &Probe::fire, probes.back().get());
+  }
+  probes[0]->timer.cancel();  // the ring's first
+  probes[5]->timer.cancel();  // its last
+  probes[2].reset();          // destroyed while armed, in the middle
+  probes[3]->timer.cancel();
+  probes[3]->timer.cancel();  // twice is harmless
+  heap.schedule(probes[4]->timer, 50, &Probe::fire, probes[4].get());         // from a bucket to the heap
+  heap.schedule_shared(probes[3]->timer, 100, &Probe::fire, probes[3].get());  // back, at the end
+  EXPECT_EQ(heap.size(), 3u);
+  EXPECT_EQ(heap.fire_due(1000), 3u);
+  EXPECT_EQ(log, (std::vector<int>{4, 1, 3}));
+}
+
+TEST(TimerHeapShared, AnEmptiedBucketNeitherFiresNorHoldsUpTheEarliest) {
+  TimerHeap heap;
+  std::vector<int> log;
+  auto a = probe(1, log);
+  auto b = probe(2, log);
+  heap.schedule_shared(a->timer, 10, &Probe::fire, a.get());
+  heap.schedule_shared(b->timer, 30, &Probe::fire, b.get());
+  a->timer.cancel();
+  EXPECT_EQ(*heap.earliest(), 30);
+  heap.schedule_shared(a->timer, 10, &Probe::fire, a.get());  // the same deadline again
+  EXPECT_EQ(*heap.earliest(), 10);
+  EXPECT_EQ(heap.fire_due(20), 1u);
+  EXPECT_EQ(log, (std::vector<int>{1}));
+}
+
+// A heartbeat on the grid: each firing arms the next one an interval later, shared.
+struct SharedRepeater {
+  TimerHeap* heap = nullptr;
+  WorkerTimer timer;
+  std::vector<Nanos>* fired_at = nullptr;
+  static void fire(void* arg) {
+    auto* r = static_cast<SharedRepeater*>(arg);
+    r->fired_at->push_back(r->timer.deadline());
+    r->heap->schedule_shared(r->timer, r->timer.deadline() + 10, &SharedRepeater::fire, r);
+  }
+};
+
+TEST(TimerHeapShared, CallbacksReArmingIntoDueBucketsRunInTheSameCall) {
+  TimerHeap heap;
+  std::vector<Nanos> fired;
+  SharedRepeater r[2];
+  for (auto& one : r) {
+    one.heap = &heap;
+    one.fired_at = &fired;
+    heap.schedule_shared(one.timer, 10, &SharedRepeater::fire, &one);
+  }
+  EXPECT_EQ(heap.fire_due(35), 6u);  // 10, 20, 30 for each, in deadline order
+  EXPECT_EQ(fired, (std::vector<Nanos>{10, 10, 20, 20, 30, 30}));
+  EXPECT_EQ(*heap.earliest(), 40);
+}
+
+TEST(TimerHeapShared, ManyTimersOnAGridAndExactOnesFireSorted) {
+  TimerHeap heap;
+  std::vector<int> log;
+  std::vector<std::unique_ptr<Probe>> probes;
+  std::mt19937 rng(7);
+  std::vector<std::tuple<Nanos, int, int>> expected;  // deadline, heap before buckets, arming order
+  for (int i = 0; i < 3000; ++i) {
+    probes.push_back(probe(i, log));
+    const bool shared = i % 2 == 0;
+    // Grid points are even, exact deadlines odd and distinct (7919 is prime to 50,000).
+    const Nanos at = shared ? static_cast<Nanos>(rng() % 50) * 1000 : static_cast<Nanos>((i * 7919) % 50'000) * 2 + 1;
+    if (shared) {
+      heap.schedule_shared(probes.back()->timer, at, &Probe::fire, probes.back().get());
+    } else {
+      heap.schedule(probes.back()->timer, at, &Probe::fire, probes.back().get());
+    }
+    expected.emplace_back(at, shared ? 1 : 0, i);
+  }
+  for (int i = 0; i < 3000; i += 7) probes[static_cast<std::size_t>(i)]->timer.cancel();
+  expected.erase(std::remove_if(expected.begin(), expected.end(), [](const auto& e) { return std::get<2>(e) % 7 == 0; }),
+                 expected.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(heap.size(), expected.size());
+  for (Nanos cut : {10'000, 25'000, 25'001, 100'000}) heap.fire_due(cut);
+  ASSERT_EQ(log.size(), expected.size());
+  for (std::size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i], std::get<2>(expected[i])) << i;
+}
+
+TEST(TimerHeapShared, TimersOutlivingTheHeapAreDisarmed) {
+  std::vector<int> log;
+  auto a = probe(1, log);
+  auto b = probe(2, log);
+  {
+    TimerHeap heap;
+    heap.schedule_shared(a->timer, 10, &Probe::fire, a.get());
+    heap.schedule_shared(b->timer, 10, &Probe::fire, b.get());
+  }
+  EXPECT_FALSE(a->timer.armed());
+  a->timer.cancel();
+  b.reset();  // destroying one later touches nothing
+  EXPECT_TRUE(log.empty());
 }
 
 TEST(WorkerTimers, FireOnTheLoopAtTheirDeadlinesInOrder) {
