@@ -56,6 +56,9 @@ PrometheusServer::PrometheusServer(const std::string& listen) : impl_(std::make_
   const auto address = target::parse_listen_address(listen, &error);
   if (!address) throw std::runtime_error(fmt::format("--prometheus: {}", error));
   impl_->server.start(address->host, address->port);
+  // Where to scrape, with the port the kernel picked for port 0 (as the dashboard says its URL).
+  const bool v6 = address->host.find(':') != std::string::npos;
+  fmt::print(stderr, "prometheus: http://{}:{}/metrics\n", v6 ? "[" + address->host + "]" : address->host, port());
 }
 
 PrometheusServer::~PrometheusServer() = default;  // the server stops with it

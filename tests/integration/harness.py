@@ -23,10 +23,11 @@ SCENARIOS = os.path.join(HERE, "scenarios")
 def free_port():
     """A port nothing listened on a moment ago. Racy (another process may take it before the
     caller binds it): only for a server that must be told its port before it starts and
-    cannot say which one it took (`stampede run --prometheus` prints no address; a program of
-    someone else's). A server that can listen on port 0 and say where is started with
-    `listening_process` (`stampede target`, `--procs` too, and its --tls-listen); a port that
-    must refuse connections comes from `RefusingPort`."""
+    cannot say which one it took (a program of someone else's, as in the benches). A server
+    that can listen on port 0 and say where is started with `listening_process` (`stampede
+    target`, `--procs` too, and its --tls-listen; `stampede run --prometheus 127.0.0.1:0`
+    prints its address too, test_results.run_with_prometheus); a port that must refuse
+    connections comes from `RefusingPort`."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -12,7 +12,7 @@ import time
 import unittest
 import xml.etree.ElementTree as ET
 
-from harness import BIN, Target, free_port, run, write_scenario, main, temp_dir
+from harness import BIN, Result, Target, run, write_scenario, main, temp_dir
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCHEMA = os.path.join(ROOT, "schema", "results.schema.json")
@@ -329,10 +329,41 @@ return {{ options = {{ vus = 2, iterations = 2,
         self.assertNotIn("ran for", r.out)
 
 
+def run_with_prometheus(path, during, timeout=60):
+    """`stampede run PATH --prometheus 127.0.0.1:0 -q`: the kernel picks the port and the run
+    says where it serves (`prometheus: http://.../metrics` on stderr). `during(url, ended)`
+    runs in a thread from then on; `ended` is set when the run has exited. Returns the run's
+    Result once the run and `during` are done."""
+    p = subprocess.Popen([BIN, "run", path, "--prometheus", "127.0.0.1:0", "-q", "--summary", "all"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines, workers, ended = [], [], threading.Event()
+
+    def read_stderr():
+        for line in p.stderr:
+            err_lines.append(line)
+            found = re.fullmatch(r"prometheus: (http://127\.0\.0\.1:\d+/metrics)\n", line)
+            if found and not workers:
+                workers.append(threading.Thread(target=during, args=(found.group(1), ended)))
+                workers[0].start()
+
+    reader = threading.Thread(target=read_stderr)
+    reader.start()
+    killer = threading.Timer(timeout, p.kill)  # a hang guard: the test then fails on the code
+    killer.start()
+    try:
+        out = p.stdout.read()
+        p.wait()
+    finally:
+        killer.cancel()
+        ended.set()
+        reader.join()
+        for worker in workers:
+            worker.join()
+    return Result(p.returncode, out, "".join(err_lines))
+
+
 class Prometheus(unittest.TestCase):
-    """`--prometheus ADDRESS` is told its port: the run prints no address it listens on, so a
-    port 0 could not be found. These tests take one with harness.free_port() (racy: another
-    process may take it first) until the run says where it serves."""
+    """`--prometheus 127.0.0.1:0`: the run says where it serves, and the tests scrape that."""
 
     @classmethod
     def setUpClass(cls):
@@ -343,7 +374,6 @@ class Prometheus(unittest.TestCase):
         cls.target.close()
 
     def test_endpoint_serves_live_metrics_while_the_run_goes(self):
-        port = free_port()
         path = write_scenario(f"""
 local http = require "stampede.http"
 local stampede = require "stampede"
@@ -354,15 +384,15 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
            if vu.iteration == 0 then error({json.dumps(NASTY_ERROR)}) end
          end }}
 """)
-        scraped, done = {}, threading.Event()
+        scraped = {}
 
-        def scrape_during_run():
+        def scrape_during_run(url, ended):
             # Until a merged second holds every VU's first iteration (each raised once): a
             # fixed delay raced the process's start-up, which a busy sanitizer build stretches.
-            while not done.is_set() and "families" not in scraped:
+            while not ended.is_set() and "families" not in scraped:
                 time.sleep(0.25)
                 try:
-                    families = scrape(f"http://127.0.0.1:{port}/metrics")
+                    families = scrape(url)
                 except AssertionError as e:
                     scraped["error"] = str(e)  # not listening yet
                     continue
@@ -370,13 +400,7 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
                 if sum(s["value"] for s in samples(errors)) >= 4:
                     scraped["families"] = families
 
-        scraper = threading.Thread(target=scrape_during_run)
-        scraper.start()
-        try:
-            r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
-        finally:
-            done.set()
-            scraper.join()
+        r = run_with_prometheus(path, scrape_during_run)
         self.assertEqual(r.code, 0, r)
         self.assertIn("families", scraped, f"no scrape during the run saw its first second: {scraped.get('error')}")
         families = scraped["families"]
@@ -422,7 +446,6 @@ return {{ name = {json.dumps(NASTY_NAME)}, options = {{ vus = 4, duration = "4s"
     def test_request_counters_say_what_they_count(self):
         # A 404 is an answer, and it is counted as failed: the help text must say so.
         import urllib.request
-        port = free_port()
         path = write_scenario(f"""
 local http = require "stampede.http"
 return {{ options = {{ vus = 1, duration = "5s" }},
@@ -430,24 +453,20 @@ return {{ options = {{ vus = 1, duration = "5s" }},
 """)
         seen = {}
 
-        def scrape_text():
+        def scrape_text(url, ended):
             # Until the first merged second with requests in it is there: a fixed 1.5 s read
             # an empty exposition once on a busy ASan run, whose start-up took most of it.
-            deadline = time.monotonic() + 4.5
-            while time.monotonic() < deadline:
+            while not ended.is_set():
                 time.sleep(0.25)
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                    with urllib.request.urlopen(url, timeout=5) as response:
                         seen["text"] = response.read().decode()
                 except OSError:
                     continue  # not listening yet
                 if re.search(r"^stampede_requests_failed_total\{", seen["text"], re.M):
                     return
 
-        scraper = threading.Thread(target=scrape_text)
-        scraper.start()
-        r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"], timeout=60)
-        scraper.join()
+        r = run_with_prometheus(path, scrape_text)
         self.assertEqual(r.code, 0, r)
         text = seen.get("text", "")
         helps = dict(re.findall(r"^# HELP (stampede_requests_\w+) (.*)$", text, re.M))
@@ -461,31 +480,30 @@ return {{ options = {{ vus = 1, duration = "5s" }},
     def test_other_paths_are_not_found_and_a_taken_port_is_an_error(self):
         import urllib.error
         import urllib.request
-        port = free_port()
         path = write_scenario("""
-return { options = { vus = 1, duration = "2s" }, run = function() require("stampede").sleep(50) end }
+return { options = { vus = 1, duration = "4s" }, run = function() require("stampede").sleep(50) end }
 """)
-        proc = subprocess.Popen([BIN, "run", path, "--prometheus", f"127.0.0.1:{port}", "-q"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.time() + 5
-            status = None
-            while time.time() < deadline and status is None:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=2)
-                    status = 200
-                except urllib.error.HTTPError as e:
-                    status = e.code
-                except OSError:
-                    time.sleep(0.05)
-            self.assertEqual(status, 404)
-            # A second run cannot take the same port: it says so before starting.
-            r = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"])
-            self.assertEqual(r.code, 2, r)
-            self.assertIn(f"--prometheus: cannot listen on 127.0.0.1:{port}", r.err)
-            self.assertNotIn("ran for", r.out)
-        finally:
-            proc.communicate(timeout=30)
+        seen = {}
+
+        def while_serving(url, ended):
+            # The address the run printed answers (a 404 off /metrics), and a second run cannot
+            # take its port: it says so before starting.
+            try:
+                urllib.request.urlopen(url.replace("/metrics", "/other"), timeout=5)
+                seen["status"] = 200
+            except urllib.error.HTTPError as e:
+                seen["status"] = e.code
+            port = int(re.search(r":(\d+)/metrics$", url).group(1))
+            seen["port"] = port
+            seen["second"] = run(["run", path, "--prometheus", f"127.0.0.1:{port}", "-q"])
+
+        r = run_with_prometheus(path, while_serving)
+        self.assertEqual(r.code, 0, r)
+        self.assertEqual(seen.get("status"), 404, (seen, r))
+        second = seen["second"]
+        self.assertEqual(second.code, 2, second)
+        self.assertIn(f"--prometheus: cannot listen on 127.0.0.1:{seen['port']}", second.err)
+        self.assertNotIn("ran for", second.out)
 
     def test_bad_address_is_a_usage_error(self):
         r = run(["run", write_scenario('return { run = function() end }'), "--prometheus", "not an address"])
