@@ -4,9 +4,10 @@
 //
 // Why: an Asio steady_timer per socket costs the timer object plus a heap-allocated wait
 // operation for as long as it is armed, about 240 bytes per idle Phoenix socket, and one
-// more timer for the reactor to keep sorted. A WorkerTimer is 40 bytes inside its owner, and
-// the worker's heap of them holds one pointer each. It fires at its deadline exactly as a
-// steady_timer would: the worker's Asio timer is always armed for the earliest deadline.
+// more timer for the reactor to keep sorted. A WorkerTimer is 48 bytes inside its owner; the
+// worker's heap holds a pointer to each exact one, and the grid ones are linked in rings. It
+// fires at its deadline exactly as a steady_timer would: the worker's Asio timer is always
+// armed for the earliest deadline.
 //
 // TimerHeap is the pure part (no clock, no loop), tested on plain times; WorkerTimers drives
 // one with the worker's loop. Single-threaded, like everything on a worker.
