@@ -121,6 +121,13 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
         "(use --start, --step, --up-to, --hold and --ramp)");
   metrics::Registry registry;
   PreparedScenario sc = load_scenario(path, args, registry);
+  // The scenario's vus, rate and duration are a load the staircase replaces, as users expect;
+  // a count of iterations is a different kind of run, so dropping it is said.
+  if (sc.options.iterations)
+    fmt::print(stderr,
+               "{}: options.iterations ({}) is not used by --find-limit: each step runs for its --hold, as many "
+               "iterations as its load makes\n",
+               path, *sc.options.iterations);
   engine::FindLimitSettings settings;
   std::vector<engine::StepWindow> steps;
   try {
