@@ -221,22 +221,34 @@ def write_scenario(text, name="scenario.lua", directory=None):
     return path
 
 
-def run(args, timeout=120, env=None, input_signal_after=None, second_signal_after=None, summary="all"):
+def run(args, timeout=120, env=None, input_signal_after=None, second_signal_after=None, summary="all",
+        signals_once_written=None):
     """Runs `stampede ARGS`; optionally sends SIGINT after some seconds (and again). A `run`
     lists every metric in its summary (`--summary all`), zero ones too, for the tests that read
-    them; summary="compact" leaves the option out (the default a user sees)."""
+    them; summary="compact" leaves the option out (the default a user sees).
+    signals_once_written=PATH (the run's --out-stream) counts those seconds from the moment
+    the run has written its first second there, so that it has started and its handler is in
+    place: a Ctrl-C at a fixed 1.5 s reached a run still starting under ASan beside two other
+    suites, and ended the process (exit -2)."""
     e = dict(os.environ)
     e.update(env or {})
     if args[:1] == ["run"] and summary == "all" and not any(a.startswith("--summary") for a in args):
         args = [*args, "--summary", "all"]
     p = subprocess.Popen([BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, text=True)
     timers = []
-    if input_signal_after is not None:
-        timers.append(threading.Timer(input_signal_after, lambda: p.poll() is None and p.send_signal(signal.SIGINT)))
-    if second_signal_after is not None:
-        timers.append(threading.Timer(second_signal_after, lambda: p.poll() is None and p.send_signal(signal.SIGINT)))
-    for t in timers:
-        t.start()
+    for after in (input_signal_after, second_signal_after):
+        if after is not None:
+            timers.append(threading.Timer(after, lambda: p.poll() is None and p.send_signal(signal.SIGINT)))
+
+    def start_timers():
+        while signals_once_written and p.poll() is None and not (
+                os.path.exists(signals_once_written) and os.path.getsize(signals_once_written) > 0):
+            time.sleep(0.05)
+        for t in timers:
+            t.start()
+
+    starter = threading.Thread(target=start_timers)
+    starter.start()
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -244,6 +256,7 @@ def run(args, timeout=120, env=None, input_signal_after=None, second_signal_afte
         out, err = p.communicate()
         raise AssertionError(f"stampede {' '.join(args)} did not finish in {timeout}s\n{out}\n{err}")
     finally:
+        starter.join()
         for t in timers:
             t.cancel()
     return Result(p.returncode, out, err)

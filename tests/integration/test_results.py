@@ -6,7 +6,6 @@ import json
 import math
 import os
 import re
-import signal
 import subprocess
 import threading
 import time
@@ -190,8 +189,9 @@ return {{ name = {json.dumps(name)},
 
     def test_first_ctrl_c_still_writes_the_files(self):
         out, junit = self.path("r.json"), self.path("j.xml")
-        r = run_interrupted(["run", self.scenario(duration="1m"), "--out", out, "--junit", junit, "-q"],
-                            self.path("s.ndjson"))
+        stream = self.path("s.ndjson")
+        r = run(["run", self.scenario(duration="1m"), "--out", out, "--junit", junit, "--out-stream", stream, "-q"],
+                input_signal_after=0, signals_once_written=stream, timeout=60)
         self.assertEqual(r.code, 0, r)
         self.assertIn("interrupted", r.err)
         ok, message = validate(out)
@@ -212,7 +212,9 @@ return {{ options = {{ vus = 3, duration = "1m", graceful_stop = "30s" }},
          run = function() http.get("{slow.url}/api/posts") end }}
 """)
             out = self.path("r.json")
-            r = run_interrupted(["run", path, "--out", out, "-q"], self.path("s.ndjson"), again_after=0.5, timeout=30)
+            stream = self.path("s.ndjson")
+            r = run(["run", path, "--out", out, "--out-stream", stream, "-q"], input_signal_after=0,
+                    second_signal_after=0.5, signals_once_written=stream, timeout=30)
         finally:
             slow.close()
         self.assertEqual(r.code, 0, r)
@@ -328,35 +330,6 @@ return {{ options = {{ vus = 2, iterations = 2,
         self.assertEqual(r.code, 2, r)
         self.assertIn("--out-stream: cannot write", r.err)
         self.assertNotIn("ran for", r.out)
-
-
-def run_interrupted(args, stream, again_after=None, timeout=60):
-    """`stampede ARGS --out-stream STREAM` with a Ctrl-C (SIGINT) once the run has written its
-    first second to STREAM, so that it has started and its handler is in place, and a second
-    one AGAIN_AFTER seconds later if asked. A Ctrl-C at a fixed 1.5 s reached a run under ASan,
-    beside two other suites, before it had started, and ended the process (exit -2)."""
-    p = subprocess.Popen([BIN, *args, "--out-stream", stream, "--summary", "all"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def interrupt():
-        while p.poll() is None and not (os.path.exists(stream) and os.path.getsize(stream) > 0):
-            time.sleep(0.05)
-        for pause in [0.0] if again_after is None else [0.0, again_after]:
-            time.sleep(pause)
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-
-    interrupter = threading.Thread(target=interrupt)
-    interrupter.start()
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        raise AssertionError(f"stampede {' '.join(args)} did not finish in {timeout}s\n{out}\n{err}")
-    finally:
-        interrupter.join()
-    return Result(p.returncode, out, err)
 
 
 def run_with_prometheus(path, during, timeout=60):
