@@ -19,6 +19,7 @@
 #include "cli/result_files.hpp"
 #include "cli/scenario_execution.hpp"
 #include "cli/scenario_preflight.hpp"
+#include "cli/stopped_before_the_load.hpp"
 #include "cli/version.hpp"
 #include "distributed/coordinator.hpp"
 #include "distributed/launcher.hpp"
@@ -28,6 +29,7 @@
 #include "distributed/run_peers.hpp"
 #include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
+#include "engine/stop_signals.hpp"
 #include "scenario/scenario_error.hpp"
 #endif
 
@@ -103,6 +105,9 @@ bool mpirun_keeps_the_job_alive() {
 
 // Rank 0: the whole command, like run_command() for one process.
 int coordinate(const RunArgs& args, distributed::World& world) {
+  // As in a plain run (run_command.cpp): from here a stop signal is noted, never the default
+  // action, and before the load it keeps the load from starting (engine/stop_signals.hpp).
+  engine::note_stop_signals();
   if (!args.quiet && !mpirun_keeps_the_job_alive())
     std::fprintf(stderr,
                  "note: this mpirun ends the whole job if a rank dies (OpenMPI's default), before rank 0 can name it; "
@@ -130,6 +135,7 @@ int coordinate(const RunArgs& args, distributed::World& world) {
   report::RunResult run;
   run.tool = {"stampede", version_number(), version_commit()};
   int status = 0;
+  std::vector<std::string> not_started;  // a stop signal came before their load started
   distributed::Coordinator coord(world, args.cluster.rank_timeout);
   for (const auto& file : args.files) {
     try {
@@ -139,12 +145,16 @@ int coordinate(const RunArgs& args, distributed::World& world) {
       live->checkpoint().scenario_finished(run.results.back());
       if (dashboard) dashboard->scenario_finished(run);
       if (run.results.back().interrupts > 0 || !coord.lost().empty()) break;
+    } catch (const engine::StoppedBeforeTheLoad&) {  // the other ranks were told that nothing runs
+      not_started.push_back(file);
+      break;
     } catch (const std::runtime_error& e) {  // scenario::ScenarioError, or a rank that could not load it
       std::fprintf(stderr, "error: %s\n", e.what());
       status = 2;
       break;
     }
   }
+  status = std::max(status, say_stopped_before_the_load(not_started, !run.results.empty()));
   live->checkpoint().stop();  // none may replace the final files
   if (!run.results.empty() && !write_result_files(args.outputs, run)) status = 2;
   if (!coord.lost().empty()) {

@@ -16,6 +16,7 @@
 #include "engine/cpu_policy.hpp"
 #include "engine/find_limit_plan.hpp"
 #include "engine/step_judge.hpp"
+#include "engine/stop_signals.hpp"
 #include "metrics/metric_table.hpp"
 #include "report/find_limit_table.hpp"
 #include "report/server_signals.hpp"
@@ -210,7 +211,13 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
         judged = judge_hold(probe.collector(), registry, sc.thresholds, w, settings.by, probe.server_exposed_names());
         probe.stop();
       });
-      probe.run();
+      try {
+        probe.run();
+      } catch (const engine::StoppedBeforeTheLoad&) {
+        // A Ctrl-C between two runs: the search ends as one during a probe ends it.
+        std::fputs("interrupted: no more refining.\n", stderr);
+        break;
+      }
       if (probe.interrupts() > 0 || !judged) break;
       std::optional<report::FindLimitStep> row = std::move(judged->row);
       server.push_back(std::move(judged->server));

@@ -10,7 +10,8 @@
 namespace stampede::cli {
 
 // Like run_one for a plain run: prints the summary and the limit, fills `result`. Returns 0
-// when some level held, 1 when none did. Throws scenario::ScenarioError (exit 2).
+// when some level held, 1 when none did. Throws scenario::ScenarioError (exit 2), and
+// engine::StoppedBeforeTheLoad when a Ctrl-C came before the staircase started.
 int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* live, report::ScenarioResult& result);
 
 }  // namespace stampede::cli

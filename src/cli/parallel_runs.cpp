@@ -5,16 +5,18 @@
 #include <optional>
 #include <thread>
 
+#include "engine/stop_signals.hpp"
 #include "scenario/scenario_error.hpp"
 
 namespace stampede::cli {
 
 int run_in_parallel(const std::vector<std::string>& files,
                     const std::function<int(const std::string& file, report::ScenarioResult& result)>& run_file,
-                    std::vector<report::ScenarioResult>& results) {
+                    std::vector<report::ScenarioResult>& results, std::vector<std::string>& not_started) {
   struct Slot {
     int status = 0;
     bool ran = false;
+    bool stopped = false;  // before its load started
     report::ScenarioResult result;
   };
   std::vector<Slot> slots(files.size());
@@ -26,6 +28,8 @@ int run_in_parallel(const std::vector<std::string>& files,
       try {
         slot.status = run_file(files[i], slot.result);
         slot.ran = true;
+      } catch (const engine::StoppedBeforeTheLoad&) {
+        slot.stopped = true;
       } catch (const scenario::ScenarioError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         slot.status = 2;
@@ -37,9 +41,10 @@ int run_in_parallel(const std::vector<std::string>& files,
   }
   for (auto& t : threads) t.join();
   int status = 0;
-  for (Slot& slot : slots) {
-    status = std::max(status, slot.status);
-    if (slot.ran) results.push_back(std::move(slot.result));
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    status = std::max(status, slots[i].status);
+    if (slots[i].ran) results.push_back(std::move(slots[i].result));
+    if (slots[i].stopped) not_started.push_back(files[i]);
   }
   return status;
 }

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/dashboard_session.hpp"
 #include "cli/distributed_run.hpp"
@@ -12,9 +14,11 @@
 #include "cli/parallel_runs.hpp"
 #include "cli/scenario_execution.hpp"
 #include "cli/scenario_preflight.hpp"
+#include "cli/stopped_before_the_load.hpp"
 #include "cli/version.hpp"
 #include "engine/cpu_policy.hpp"
 #include "engine/load_plan.hpp"
+#include "engine/stop_signals.hpp"
 #include "scenario/scenario_error.hpp"
 
 namespace stampede::cli {
@@ -38,6 +42,9 @@ int run_one(const std::string& path, const RunArgs& args, LiveExports* live, rep
 int run_command(const RunArgs& args) {
   // Under mpirun (or --nodes): rank 0 coordinates, the other ranks serve (cli/distributed_run.hpp).
   if (const std::optional<int> status = run_distributed_if_asked(args)) return *status;
+  // From here a Ctrl-C, SIGTERM or SIGUSR1 never ends the process by its default action: the
+  // engine notes it, and before a load has started no load starts (engine/stop_signals.hpp).
+  engine::note_stop_signals();
   if (args.parallel && args.files.size() > 1 && args.dashboard.enabled) {
     std::fprintf(stderr, "error: the dashboard follows one scenario at a time; with --parallel use --out-stream or "
                          "--prometheus to watch the run, and --html for the report\n");
@@ -65,6 +72,7 @@ int run_command(const RunArgs& args) {
   report::RunResult run;
   run.tool = {"stampede", version_number(), version_commit()};
   int status = 0;
+  std::vector<std::string> not_started;  // a stop signal came before their load started
   // One scenario file: a plain run, or a search for its limit (--find-limit). With
   // --parallel the progress lines of several scenarios would overwrite each other: none.
   RunArgs file_args = args;
@@ -74,7 +82,7 @@ int run_command(const RunArgs& args) {
                                      : run_one(file, file_args, live.get(), result);
   };
   if (args.parallel && args.files.size() > 1) {
-    status = run_in_parallel(args.files, run_file, run.results);
+    status = run_in_parallel(args.files, run_file, run.results, not_started);
     for (const report::ScenarioResult& result : run.results) live->checkpoint().scenario_finished(result);
     if (dashboard && !run.results.empty()) dashboard->scenario_finished(run);
   }
@@ -88,12 +96,16 @@ int run_command(const RunArgs& args) {
       if (dashboard) dashboard->scenario_finished(run);
       // Ctrl-C stops the whole command, not just the scenario that was running.
       if (run.results.back().interrupts > 0) break;
+    } catch (const engine::StoppedBeforeTheLoad&) {
+      not_started.push_back(file);  // and the files after it are not run either
+      break;
     } catch (const scenario::ScenarioError& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
       status = 2;
       break;
     }
   }
+  status = std::max(status, say_stopped_before_the_load(not_started, !run.results.empty()));
   // What was measured is written whatever ended the run; a file that cannot be written
   // is an error of its own (the summary is already on stdout). The checkpoints stop
   // first: none may replace the final files.

@@ -52,7 +52,8 @@ class ScenarioExecution final : private engine::RunListener {
 
   // Sees each merged second (on a worker's thread or the main thread, one at a time).
   void observe(std::function<void(const metrics::Snapshot&)> observer) { run_.observe(std::move(observer)); }
-  // Runs the load to its end, stop(), or Ctrl-C; returns how long it lasted (engine::Run::run).
+  // Runs the load to its end, stop(), or Ctrl-C; returns how long it lasted (engine::Run::run:
+  // throws engine::StoppedBeforeTheLoad when a Ctrl-C came before the load started).
   Nanos run() { return run_.run(); }
   // Thread-safe: ends the load at once.
   void stop() { run_.stop(); }

@@ -1,11 +1,8 @@
 #include "engine/prepared_scenario.hpp"
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <fmt/format.h>
 
-#include <csignal>
-#include <optional>
 #include <stdexcept>
 
 #include "clients/client_context.hpp"
@@ -20,29 +17,40 @@ namespace {
 
 constexpr const char* kInterrupted = "interrupted (Ctrl-C, SIGTERM or SIGUSR1): the rest of it did not run";
 
-// Runs setup() or teardown() to completion on a private event loop. An `interruptible` one
-// (teardown, which runs after the load and before the summary) is abandoned on Ctrl-C,
-// SIGTERM or SIGUSR1: one stalled request in it must not cost the user the summary of
+struct LifecycleEnd {
+  bool ok = false;
+  bool interrupted = false;  // by a stop signal: `value` is kInterrupted
+  std::string value;         // what it returned (ok), or why it failed
+};
+
+// Runs setup() or teardown() to completion on a private event loop, unless a stop signal
+// comes: one noted after `stops_before` of them (engine/stop_signals.hpp) abandons it. setup()
+// then has nothing to wait for (the load will not start); teardown() runs after the load and
+// before the summary: one stalled request in it must not cost the user the summary of
 // everything the run measured.
-std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* fn, const std::string& arg,
-                                           metrics::Registry& registry, bool insecure, bool interruptible = false) {
+LifecycleEnd run_lifecycle(const std::string& path, const char* fn, const std::string& arg, metrics::Registry& registry,
+                           bool insecure, int stops_before) {
   boost::asio::io_context io;
   SteadyClock clock;
   metrics::MetricSink sink(registry);
   clients::ClientContext ctx(io, sink, clock);
   scenario::ScenarioRuntime rt(ctx, scenario::RuntimeEnv{path, clock.now(), "", insecure});
-  std::pair<bool, std::string> result{false, "did not finish"};
+  LifecycleEnd end{false, false, "did not finish"};
   bool done = false;
-  rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
-    result = {ok, std::move(value)};
+  const auto interrupted = [&] {
+    if (done) return;
+    end = {false, true, kInterrupted};
     done = true;
-  });
-  std::optional<boost::asio::signal_set> signals;
-  if (interruptible && !done) {
-    signals.emplace(io, SIGINT, SIGTERM, SIGUSR1);
-    signals->async_wait([&](const boost::system::error_code& ec, int) {
-      if (ec || done) return;
-      result = {false, kInterrupted};
+  };
+  // In place before the function starts (its code up to its first wait runs within
+  // call_lifecycle): one that came before the watch was noted, and is seen just below.
+  StopSignalWatch signals(io, [&](int) { interrupted(); });
+  if (stops_noted() > stops_before) {
+    interrupted();
+  } else {
+    rt.call_lifecycle(fn, arg, [&](bool ok, std::string value) {
+      if (done) return;
+      end = {ok, false, std::move(value)};
       done = true;
     });
   }
@@ -53,19 +61,14 @@ std::pair<bool, std::string> run_lifecycle(const std::string& path, const char* 
     while (!done && io.run_one() > 0) {
     }
   } catch (const std::exception& e) {
-    result = {false, fmt::format("engine fault: {}", e.what())};
+    end = {false, false, fmt::format("engine fault: {}", e.what())};
   }
-  if (signals) {
-    signals.reset();            // SIGINT and SIGTERM go back to their default actions
-    note_usr1_until_the_run();  // and SIGUSR1 to being noted, not the process's end
-  }
-  return result;
+  return end;
 }
 
 }  // namespace
 
 PreparedScenario load_scenario(const std::string& path, const ScenarioOverrides& overrides, metrics::Registry& registry) {
-  note_usr1_until_the_run();
   PreparedScenario s;
   s.path = path;
   {
@@ -103,17 +106,21 @@ std::string lifecycle_failure(const std::string& path, const char* fn, const std
 }  // namespace
 
 void run_setup(PreparedScenario& s, metrics::Registry& registry) {
+  stop_if_noted();
   if (!s.has_setup) return;
-  auto [ok, value] = run_lifecycle(s.path, "setup", "", registry, s.insecure);
-  if (!ok) throw scenario::ScenarioError(lifecycle_failure(s.path, "setup", value));
-  s.setup_data = value;
+  // Any stop signal since the command began: the load it prepares for will not start.
+  const LifecycleEnd end = run_lifecycle(s.path, "setup", "", registry, s.insecure, 0);
+  if (end.interrupted) throw StoppedBeforeTheLoad();
+  if (!end.ok) throw scenario::ScenarioError(lifecycle_failure(s.path, "setup", end.value));
+  s.setup_data = end.value;
 }
 
 std::string run_teardown(const PreparedScenario& s, metrics::Registry& registry) {
   if (!s.has_teardown) return {};
-  auto [ok, value] = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure, true);
-  if (!ok && value == kInterrupted) return fmt::format("{}: teardown() {}", s.path, kInterrupted);
-  return ok ? std::string() : lifecycle_failure(s.path, "teardown", value);
+  // One that comes from here on: the first Ctrl-C of the load let teardown() run.
+  const LifecycleEnd end = run_lifecycle(s.path, "teardown", s.setup_data, registry, s.insecure, stops_noted());
+  if (end.interrupted) return fmt::format("{}: teardown() {}", s.path, kInterrupted);
+  return end.ok ? std::string() : lifecycle_failure(s.path, "teardown", end.value);
 }
 
 }  // namespace stampede::engine

@@ -32,10 +32,10 @@ struct PreparedScenario {
   std::vector<metrics::ThresholdSpec> thresholds;
 };
 
-// Loads the file and reads its options (throws scenario::ScenarioError). From here on a
-// SIGUSR1 is noted, not the process's end (stop_signals.hpp).
+// Loads the file and reads its options (throws scenario::ScenarioError).
 PreparedScenario load_scenario(const std::string& path, const ScenarioOverrides& overrides, metrics::Registry& registry);
-// Runs setup() (throws scenario::ScenarioError when it fails).
+// Runs setup() (throws scenario::ScenarioError when it fails). A stop signal noted before it
+// or while it runs (engine/stop_signals.hpp) abandons it: throws StoppedBeforeTheLoad.
 void run_setup(PreparedScenario& scenario, metrics::Registry& registry);
 // Runs teardown(); the message when it failed, empty otherwise. Ctrl-C, SIGTERM or SIGUSR1
 // abandon it: one stalled request in it must not cost the summary of what the run measured.

@@ -1,10 +1,8 @@
 #include "engine/run.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
 
-#include <algorithm>
-#include <csignal>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/stop_signals.hpp"
@@ -67,9 +65,19 @@ void Run::interrupt(int signal) {
 
 Nanos Run::run() {
   boost::asio::io_context& io = measured_.io();
+  // While the load runs a stop signal is heard on its loop (interrupt()). Until the watch is
+  // in place one is only noted, and a load is not started once one was: nothing was
+  // measured, and there is nothing to summarise (engine/stop_signals.hpp).
+  std::optional<StopSignalWatch> signals;
   try {
+    if (options_.handle_signals) stop_if_noted();  // before the workers load the scenario
     measured_.load();
+    if (options_.handle_signals) {
+      signals.emplace(io, [this](int signal) { interrupt(signal); });
+      stop_if_noted();  // while they loaded, or before the watch took over
+    }
   } catch (const std::exception& e) {
+    signals.reset();
     if (peers_ != nullptr) {
       try {
         peers_->agree_start(false, e.what());  // the other ranks learn that nothing runs
@@ -78,6 +86,8 @@ Nanos Run::run() {
     }
     throw;
   }
+  // One that comes while the ranks agree the start is heard once the load runs: it stops it
+  // then, as during the load.
   const std::optional<Nanos> t0 = peers_ != nullptr ? peers_->agree_start(true, {})
                                                     : std::optional<Nanos>(SteadyClock::monotonic_now() + 20 * kMilli);
   if (!t0) return 0;
@@ -86,50 +96,31 @@ Nanos Run::run() {
     running_ = true;
   }
 
-  {
-    std::optional<boost::asio::signal_set> signals;
-    std::function<void(const boost::system::error_code&, int)> on_signal;
-    if (options_.handle_signals) {
-      signals.emplace(io, SIGINT, SIGTERM, SIGUSR1);
-      on_signal = [&](const boost::system::error_code& ec, int signal) {
-        if (ec) return;
-        interrupt(signal);
-        signals->async_wait(on_signal);
-      };
-      signals->async_wait(on_signal);
-    }
-    if (peers_ != nullptr) {
-      peers_->watch(
-          io, merged_.get(), *t0,
-          [this](const std::string& warning) {
-            if (listener_ != nullptr) {
-              listener_->warn(warning);
-              // Under plain mpirun a dead rank ends the job a moment later (or its death was
-              // what a stalled rank's silence hid): what was measured goes to disk first.
-              listener_->urgent(warning);
-            }
-            measured_.stop(false);
-            peers_->stop(false);
-          },
-          [this](bool graceful) { measured_.stop(graceful); });
-    }
-
-    if (listener_ != nullptr) listener_->started(*t0);
-    measured_.start(*t0);
-    if (options_.handle_signals) {
-      // A SIGUSR1 noted before the signal_set took over (during setup, say) stops the run as
-      // soon as it has started: nothing was measured to lose, but the summary and files are
-      // still written, as the user asked.
-      for (int n = std::min(take_noted_usr1(), 2); n > 0; --n) interrupt(SIGUSR1);
-    }
-    measured_.run_to_end();
-    {
-      std::lock_guard lock(stop_mutex_);
-      running_ = false;
-    }
+  if (peers_ != nullptr) {
+    peers_->watch(
+        io, merged_.get(), *t0,
+        [this](const std::string& warning) {
+          if (listener_ != nullptr) {
+            listener_->warn(warning);
+            // Under plain mpirun a dead rank ends the job a moment later (or its death was
+            // what a stalled rank's silence hid): what was measured goes to disk first.
+            listener_->urgent(warning);
+          }
+          measured_.stop(false);
+          peers_->stop(false);
+        },
+        [this](bool graceful) { measured_.stop(graceful); });
   }
-  // The signal_set reset SIGUSR1 to its default (the process's end): noted again.
-  if (options_.handle_signals) note_usr1_until_the_run();
+
+  load_started();
+  if (listener_ != nullptr) listener_->started(*t0);
+  measured_.start(*t0);
+  measured_.run_to_end();
+  {
+    std::lock_guard lock(stop_mutex_);
+    running_ = false;
+  }
+  signals.reset();  // noted again from here: teardown(), the summary, the files
   if (peers_ != nullptr) {
     if (merged_) merged_->finish(0);
     peers_->wait(io);

@@ -76,7 +76,8 @@ class Run {
  public:
   struct Options {
     // Ctrl-C (SIGINT), SIGTERM and SIGUSR1 stop the run (the first gracefully, the second at
-    // once). Off on the ranks other than 0, which rank 0 stops.
+    // once); one that came before the load started keeps it from starting
+    // (engine/stop_signals.hpp). Off on the ranks other than 0, which rank 0 stops.
     bool handle_signals = true;
     // `--server-metrics`: the endpoints this process scrapes while the load runs, as `server.`
     // metrics in the run's seconds (a collector slot of their own). One process of a run
@@ -98,7 +99,8 @@ class Run {
   // Loads the scenario on every worker, agrees the start with the other ranks, runs the
   // load to its end, stop(), Ctrl-C or a lost rank, then waits for the other ranks; returns
   // how long it lasted (0 when it never started: another rank could not load). Throws
-  // scenario::ScenarioError when the scenario does not load here.
+  // scenario::ScenarioError when the scenario does not load here, and StoppedBeforeTheLoad
+  // when a stop signal came before its load started (the other ranks are told nothing runs).
   Nanos run();
   // Thread-safe: ends the load at once, everywhere.
   void stop();

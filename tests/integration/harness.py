@@ -229,7 +229,9 @@ def run(args, timeout=120, env=None, input_signal_after=None, second_signal_afte
     signals_once_written=PATH (the run's --out-stream) counts those seconds from the moment
     the run has written its first second there, so that it has started and its handler is in
     place: a Ctrl-C at a fixed 1.5 s reached a run still starting under ASan beside two other
-    suites, and ended the process (exit -2)."""
+    suites, and ended the process (exit -2). PATH may be any file that gets its first bytes
+    when the run has reached the phase to interrupt: a marker its setup() or teardown()
+    writes (test_interrupt_before_the_load, test_interrupt)."""
     e = dict(os.environ)
     e.update(env or {})
     if args[:1] == ["run"] and summary == "all" and not any(a.startswith("--summary") for a in args):
