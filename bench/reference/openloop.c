@@ -2,15 +2,18 @@
 // yardstick for bench/max-rate: what this machine allows, this hour, under the same
 // criterion, to a generator that does nothing but the system calls.
 //
-//   openloop HOST PORT RATE SECONDS CONNECTIONS
+//   openloop HOST PORT RATE SECONDS CONNECTIONS [poll|sleep]
 //
 // One thread. CONNECTIONS keep-alive connections are opened before the clock starts.
 // Arrival k is due at start + k / RATE (absolute times: the schedule never drifts) and goes
 // out as `GET /` on any free connection; with none free it waits for one, and the wait
 // shows as lag (sent minus scheduled), as in Stampede. The loop polls epoll without
 // blocking; its busy time is everything but streaks of polls that found nothing, as
-// Stampede's generator.cpu counts it. A reply is complete at the end of its head plus its
-// Content-Length. No Lua, no metrics but an array of lags, no TLS, no redirects.
+// Stampede's generator.cpu counts it. `sleep` (not the default) blocks in epoll_pwait2 until
+// the next arrival is due or a reply comes whenever a poll found nothing, as Stampede's
+// default sleeping worker does: what a generator that leaves its core when idle can measure
+// on this machine (bench/accuracy shows both, docs/design/053). A reply is complete at the
+// end of its head plus its Content-Length. No Lua, no metrics but an array of lags, no TLS, no redirects.
 //
 // Prints one JSON object: sent, completed, errors, lag p50/p99/max (ms), busy share and
 // busy µs per request, and each completed request's time from its scheduled send
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,10 +86,13 @@ static void drop(int epoll, Connection* c) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: openloop HOST PORT RATE SECONDS CONNECTIONS\n");
+  if (argc != 6 && !(argc == 7 && (strcmp(argv[6], "poll") == 0 || strcmp(argv[6], "sleep") == 0))) {
+    fprintf(stderr, "usage: openloop HOST PORT RATE SECONDS CONNECTIONS [poll|sleep]\n");
     return 2;
   }
+  const int sleeping = argc == 7 && strcmp(argv[6], "sleep") == 0;
+  // As Stampede's workers: timers to the microsecond, not up to 50 µs late (timer slack).
+  if (sleeping) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const char* host = argv[1];
   const int port = atoi(argv[2]);
   const double rate = atof(argv[3]);
@@ -167,7 +174,22 @@ int main(int argc, char** argv) {
     // Done, out of time, or no connection left to send the rest on (they stay unsent:
     // sent < planned, and the target's count shows it).
     if ((next == planned && in_flight == 0) || t > give_up || live == 0) break;
-    const int n = epoll_wait(epoll, events, kEvents, 0);
+    int n = epoll_wait(epoll, events, kEvents, 0);
+    int64_t polled_at = t;  // where this round's idle streak, if any, ends
+    if (n == 0 && !worked && sleeping) {
+      // Nothing to do: block until the next arrival is due (if a connection is free for it)
+      // or a reply comes. The time blocked counts as idle, like a streak of empty polls.
+      int64_t wait_ns = 100 * 1000000LL;  // bounded: the give-up time is checked again
+      if (next < planned && free_count > 0) {
+        const int64_t due = start + (int64_t)((double)next * 1e9 / rate);
+        wait_ns = due > t ? due - t : 0;
+      }
+      if (idle_since < 0) idle_since = t;
+      const struct timespec timeout = {.tv_sec = wait_ns / 1000000000LL, .tv_nsec = wait_ns % 1000000000LL};
+      n = epoll_pwait2(epoll, events, kEvents, &timeout, NULL);
+      if (n < 0) n = 0;  // EINTR: go round again
+      polled_at = now_ns();
+    }
     for (int i = 0; i < n; i++) {
       const int index = (int)events[i].data.u32;
       Connection* c = &connections[index];
@@ -198,7 +220,7 @@ int main(int argc, char** argv) {
     }
     if (n > 0) worked = 1;
     if (worked) {
-      if (idle_since >= 0) idle_ns += t - idle_since;
+      if (idle_since >= 0) idle_ns += polled_at - idle_since;
       idle_since = -1;
     } else if (idle_since < 0) {
       idle_since = t;

@@ -2,12 +2,14 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 
 #include "proto/http2_server_codec.hpp"
 #include "target/channels_hub.hpp"
 #include "target/h2_connection.hpp"
+#include "transport/kernel_receive_time.hpp"
 #include "target/longpoll_request.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
@@ -45,26 +47,29 @@ void Connection::start() {
     close();
     return;
   }
+  transport::enable_receive_timestamps(socket_.native_handle());
   read_available();
 }
 
 void Connection::read_available() {
   auto& buffer = worker_.read_buffer();
   while (reading_ && !paused_ && !closed_) {
-    boost::system::error_code ec;
-    const auto n = socket_.read_some(asio::buffer(buffer), ec);
-    if (would_block(ec)) {
+    const transport::StampedRead read = transport::read_stamped(socket_.native_handle(), buffer.data(), buffer.size());
+    if (read.bytes < 0 && errno == EINTR) continue;
+    if (read.bytes < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       wait_readable();
       break;
     }
-    if (ec == asio::error::eof) {
+    if (read.bytes == 0) {
       peer_closed_sending();
       break;
     }
-    if (ec) {
+    if (read.bytes < 0) {
       close();  // reset by the peer, or worse: nobody to answer
       return;
     }
+    const auto n = static_cast<std::size_t>(read.bytes);
+    received_at_ = read.received_at != 0 ? read.received_at : SteadyClock::monotonic_now();
     // Every read ends the worker's holds that are due (on any connection), so while
     // requests keep coming the hold timer rarely has to wake the loop (HoldQueue).
     worker_.requests_read();
@@ -116,8 +121,9 @@ void Connection::hand_over_to_http2(std::string_view bytes) {
   linger_timer_.cancel();
   auto http2 = std::make_shared<H2Connection>(worker_, nullptr);
   // Posted: the HTTP/2 connection reads into the same scratch buffer `bytes` may be in.
-  asio::post(worker_.io(), [http2, socket = std::move(socket_), early = std::string(bytes)]() mutable {
-    http2->start(std::move(socket), std::move(early));
+  asio::post(worker_.io(), [http2, socket = std::move(socket_), early = std::string(bytes),
+                            received_at = received_at_]() mutable {
+    http2->start(std::move(socket), std::move(early), received_at);
   });
 }
 
@@ -126,7 +132,7 @@ void Connection::consume(std::string_view bytes) {
   while (!bytes.empty() && reading_) {
     bytes.remove_prefix(parser_.feed(bytes));
     if (parser_.done()) {
-      dispatch(SteadyClock::monotonic_now());
+      dispatch(received_at_);
       parser_.reset();
       // What follows an accepted upgrade is the client's first WebSocket bytes.
       if (upgrade_) {

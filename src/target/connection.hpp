@@ -4,7 +4,8 @@
 //   dispatch each (control endpoint, or route + drawn hold in the worker's HoldQueue) into
 //   the response queue -> write the ready responses at the head of the queue in one write ->
 //   when the write completes, record each measured request's held time -> read again.
-// The held time runs from "fully received" (the parser completed the request) to "response
+// The held time runs from "fully received" (the kernel's receive stamp of the read that
+// completed the request: transport/kernel_receive_time.hpp, docs/design/053) to "response
 // written" (the moment the last byte was handed to the kernel), on the monotonic clock.
 //
 // A connection whose first bytes are HTTP/2's connection preface speaks HTTP/2 with prior
@@ -88,6 +89,7 @@ class Connection : public HeldResponder, public std::enable_shared_from_this<Con
   std::unique_ptr<WsPlan> upgrade_;  // an accepted upgrade, until its 101 is written
   std::unique_ptr<EventStreamPlan> event_stream_;  // GET /events, until its head is written
   std::size_t in_flight_ = 0;     // queue slots covered by that write
+  Nanos received_at_ = 0;         // when the kernel received the latest bytes read (kernel_receive_time.hpp)
   Timer linger_timer_;
   std::string first_bytes_;      // the start of a read too short to tell HTTP/2's preface from HTTP/1.1
   bool first_read_ = true;        // nothing consumed yet: it may be HTTP/2's preface

@@ -47,7 +47,8 @@ H2Connection::H2Connection(Worker& worker, boost::asio::ssl::context* tls)
 
 H2Connection::~H2Connection() = default;
 
-void H2Connection::start(Socket socket, std::string early) {
+void H2Connection::start(Socket socket, std::string early, Nanos early_received_at) {
+  received_at_ = early_received_at != 0 ? early_received_at : SteadyClock::monotonic_now();
   stream_.async_accept(std::move(socket),
                        [self = shared_from_this(), early = std::move(early)](const transport::Failure* failure) {
                          if (failure != nullptr) return self->close();  // a client that gave up, or not TLS
@@ -67,7 +68,8 @@ void H2Connection::read_available() {
   auto& buffer = worker_.read_buffer();
   while (!closed_) {
     boost::system::error_code ec;
-    const std::size_t n = stream_.read_available(asio::buffer(buffer), ec);
+    Nanos received_at = 0;
+    const std::size_t n = stream_.read_available(asio::buffer(buffer), ec, received_at);
     if (n == 0) {
       if (would_block(ec)) {
         flush();
@@ -76,6 +78,7 @@ void H2Connection::read_available() {
       }
       return close();  // the client closed, or reset: nobody to answer
     }
+    received_at_ = received_at != 0 ? received_at : SteadyClock::monotonic_now();
     const bool ok = codec_.feed(std::string_view(buffer.data(), n));
     // Every read ends the worker's holds that are due, as for HTTP/1.1.
     worker_.requests_read();
@@ -131,7 +134,7 @@ void H2Connection::release(Exchange& exchange) {
 
 void H2Connection::on_request(std::int32_t stream_id, proto::HttpRequest& request) {
   Exchange& exchange = take_exchange(stream_id);
-  exchange.slot.received_at = SteadyClock::monotonic_now();
+  exchange.slot.received_at = received_at_;
   dispatch(exchange, request);
 }
 

@@ -7,8 +7,9 @@
 //   ends, respond on its stream -> write what the codec has to send -> once a response's last
 //   frame is written, record its held time.
 // Streams are independent: a held response does not wait for an earlier one (no HTTP/1.1
-// pipelining order). The held time runs from "fully received" (the request's END_STREAM was
-// processed) to "response written" (the write holding its last frame completed).
+// pipelining order). The held time runs from "fully received" (the kernel's receive stamp of
+// the read that brought the request's END_STREAM; over TLS, when it was processed) to
+// "response written" (the write holding its last frame completed).
 // Not served over HTTP/2: the control endpoints (/__truth, /__reset, /__channels: 404, use
 // HTTP/1.1) and WebSocket upgrades (HTTP/2 has no Upgrade; RFC 8441 is not implemented).
 #include <cstdint>
@@ -41,7 +42,7 @@ class H2Connection : public HeldResponder,
 
   // Takes the accepted socket over (TLS: after the handshake) and feeds `early` (bytes an
   // HTTP/1.1 connection already read: the preface) before reading.
-  void start(Socket socket, std::string early = {});
+  void start(Socket socket, std::string early = {}, Nanos early_received_at = 0);
   void end_hold(PendingResponse& slot) override;
 
  private:
@@ -85,6 +86,7 @@ class H2Connection : public HeldResponder,
   std::vector<Written> taken_;      // last frames in the output taken but not yet written
   std::vector<Written> in_output_;  // ... and in the write in flight
   std::string out_;                   // the write in flight (a worker's output buffer)
+  Nanos received_at_ = 0;             // the kernel's stamp of the bytes being fed (Stream::read_available)
   bool writing_ = false;
   bool closed_ = false;
 };

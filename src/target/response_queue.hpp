@@ -16,7 +16,7 @@ namespace stampede::target {
 
 struct PendingResponse {
   Response response;
-  Nanos received_at = 0;    // when the request was fully received
+  Nanos received_at = 0;    // when the kernel received the request's last bytes
   int version_minor = 1;
   bool head_request = false;
   bool keep_alive = true;   // false: the connection ends after this response

@@ -44,6 +44,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/clock.hpp"
 #include "common/inline_function.hpp"
 #include "transport/errors.hpp"
 #include "transport/resolve.hpp"
@@ -120,6 +121,10 @@ class Stream {
   // so a reader that stops early must call this again before waiting. Safe while a write is
   // in flight, TLS included (see the top of this file).
   std::size_t read_available(boost::asio::mutable_buffer into, boost::system::error_code& ec);
+  // The same, and `received_at` = when the kernel received the newest bytes read, on the
+  // monotonic clock, if the socket has receive timestamps on (kernel_receive_time.hpp) and
+  // is plain TCP; otherwise 0. A server's truth starts there (docs/design/053).
+  std::size_t read_available(boost::asio::mutable_buffer into, boost::system::error_code& ec, Nanos& received_at);
 
   // handler(error_code) once the socket has bytes (or an error) to read.
   template <typename WaitHandler>
