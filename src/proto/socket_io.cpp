@@ -37,7 +37,9 @@ std::optional<std::uint64_t> read_digits(std::string_view text, std::size_t& pos
   std::uint64_t value = 0;
   while (pos < text.size() && is_digit(text[pos])) {
     const auto d = static_cast<std::uint64_t>(text[pos] - '0');
-    if (!overflow && value > (max - d) / 10) overflow = true;
+    // d > max first: with a limit below 9 (a client's max_attachments) max - d would wrap
+    // around and let any count through.
+    if (!overflow && (d > max || value > (max - d) / 10)) overflow = true;
     if (!overflow) value = value * 10 + d;
     ++pos;
   }

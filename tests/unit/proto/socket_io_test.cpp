@@ -177,6 +177,19 @@ TEST(SocketIo, BadPacketsAreErrorsAsInSocketIoParser) {
   EXPECT_EQ(error_of(""), "socket.io: empty packet");
 }
 
+TEST(SocketIo, ALimitBelowNineAttachmentsHolds) {
+  // Found by fuzz_engine_io: with a limit of 3, "14" went through (3 - 4 wrapped around).
+  for (const char* text : {R"(54-["a"])", R"(514-["a"])", R"(59-["a"])", R"(530-["a"])"}) {
+    PacketDecoder decoder(3);
+    EXPECT_EQ(decoder.add_text(text), PacketDecoder::Step::Error) << text;
+    EXPECT_EQ(decoder.error(), "socket.io: too many attachments (the limit is 3)") << text;
+  }
+  PacketDecoder decoder(3);
+  EXPECT_EQ(decoder.add_text(R"(53-["a"])"), PacketDecoder::Step::NeedAttachments);
+  PacketDecoder none(0);
+  EXPECT_EQ(none.add_text(R"(51-["a"])"), PacketDecoder::Step::Error);
+}
+
 TEST(SocketIo, HeaderCornersFollowSocketIoParser) {
   // The largest exact ack id.
   EXPECT_EQ(decoded("29007199254740991[\"a\"]").id, 9007199254740991u);
