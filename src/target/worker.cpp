@@ -11,6 +11,7 @@
 #include "target/connection.hpp"
 #include "target/h2_connection.hpp"
 #include "target/longpoll_sessions.hpp"
+#include "transport/kernel_receive_time.hpp"
 
 namespace stampede::target {
 namespace {
@@ -105,6 +106,10 @@ void Worker::listen(const asio::ip::tcp::endpoint& endpoint, bool share_port) {
   if (share_port) acceptor_.set_option(ReusePort(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(asio::socket_base::max_listen_connections);
+  // Accepted connections inherit it, and the kernel starts stamping a moment after the first
+  // socket asks (it turns stamping on machine-wide from a work queue): asked here, at start,
+  // the first requests are stamped too (docs/design/053).
+  transport::enable_receive_timestamps(acceptor_.native_handle());
 }
 
 std::uint16_t Worker::port() const { return acceptor_.local_endpoint().port(); }

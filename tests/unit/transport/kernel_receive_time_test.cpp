@@ -50,9 +50,28 @@ TEST(KernelReceiveTime, ARealTimeStampMovesOntoTheMonotonicClock) {
   EXPECT_EQ(realtime_to_monotonic(1'000 * kSecond, 999 * kSecond, 50 * kSecond), 50 * kSecond);
 }
 
+// The kernel turns stamping on for the whole machine from a work queue, a moment after the
+// first socket asks: until then segments come unstamped. Waits for a stamped one (a byte
+// sent and read back), the way a target that asks at start sees its first requests stamped.
+void wait_until_stamping(const TcpPair& pair) {
+  char byte = 0;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    ASSERT_EQ(::send(pair.client, "s", 1, 0), 1);
+    StampedRead read;
+    do {
+      read = read_stamped(pair.server, &byte, 1);
+    } while (read.bytes < 0 && errno == EINTR);
+    ASSERT_EQ(read.bytes, 1);
+    if (read.received_at != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FAIL() << "the kernel never stamped a segment (1,000 tries over at least a second)";
+}
+
 TEST(KernelReceiveTime, AReadLongAfterTheBytesArrivedSaysWhenTheyArrived) {
   TcpPair pair;
   ASSERT_TRUE(enable_receive_timestamps(pair.server));
+  wait_until_stamping(pair);
   const Nanos before_send = SteadyClock::monotonic_now();
   ASSERT_EQ(::send(pair.client, "GET / HTTP/1.1\r\n\r\n", 18, 0), 18);
   const Nanos after_send = SteadyClock::monotonic_now();
