@@ -9,7 +9,6 @@
 #include "proto/http2_server_codec.hpp"
 #include "target/channels_hub.hpp"
 #include "target/h2_connection.hpp"
-#include "transport/kernel_receive_time.hpp"
 #include "target/longpoll_request.hpp"
 #include "target/response_writer.hpp"
 #include "target/route_table.hpp"
@@ -18,6 +17,7 @@
 #include "target/truth_collector.hpp"
 #include "target/worker.hpp"
 #include "target/ws_connection.hpp"
+#include "transport/kernel_receive_time.hpp"
 
 namespace stampede::target {
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 // The target's measurement truth: how long it really held each request, from fully received
-// (by the kernel: docs/design/053) to response written. Load-tester percentiles are judged against these.
+// (by the kernel: docs/design/053) to response written. Load-tester percentiles are judged
+// against these.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -81,13 +81,16 @@ TEST(WebSocketLoopback, IdleSocketsAreClosedWith1000AndTrafficKeepsThemOpen) {
   auto server = start_ws_server(500 * kMilli);
   WsTestClient busy(server->port());
   busy.open("/ws");
+  // Before the idle one opens: the server's idle clock starts once its 101 is written, which
+  // is before open() returns, so a clock started after open() could see the close come a
+  // moment under 500 ms (499.1 ms once, under ASan).
+  const auto started = std::chrono::steady_clock::now();
   WsTestClient idle(server->port());
   idle.open("/socket/websocket?vsn=2.0.0");
 
   // The busy one speaks every 100 ms, well inside the 500 ms (that pace is the subject); the
   // 100 ms are spent waiting for the idle one's close, so the loop ends when it comes (or
   // after a hang guard of 100 rounds).
-  const auto started = std::chrono::steady_clock::now();
   Received close;
   for (int i = 0; i < 100 && close.kind == Received::Kind::Timeout; ++i) {
     close = idle.next(milliseconds(100));
