@@ -2,7 +2,6 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <cerrno>
 #include <chrono>
 #include <exception>
 
@@ -54,22 +53,20 @@ void Connection::start() {
 void Connection::read_available() {
   auto& buffer = worker_.read_buffer();
   while (reading_ && !paused_ && !closed_) {
-    const transport::StampedRead read = transport::read_stamped(socket_.native_handle(), buffer.data(), buffer.size());
-    if (read.bytes < 0 && errno == EINTR) continue;
-    if (read.bytes < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    boost::system::error_code ec;
+    const auto n = transport::read_available_stamped(socket_.native_handle(), asio::buffer(buffer), ec, received_at_);
+    if (would_block(ec)) {
       wait_readable();
       break;
     }
-    if (read.bytes == 0) {
+    if (ec == asio::error::eof) {
       peer_closed_sending();
       break;
     }
-    if (read.bytes < 0) {
+    if (ec) {
       close();  // reset by the peer, or worse: nobody to answer
       return;
     }
-    const auto n = static_cast<std::size_t>(read.bytes);
-    received_at_ = read.received_at != 0 ? read.received_at : SteadyClock::monotonic_now();
     // Every read ends the worker's holds that are due (on any connection), so while
     // requests keep coming the hold timer rarely has to wake the loop (HoldQueue).
     worker_.requests_read();

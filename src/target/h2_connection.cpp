@@ -68,8 +68,7 @@ void H2Connection::read_available() {
   auto& buffer = worker_.read_buffer();
   while (!closed_) {
     boost::system::error_code ec;
-    Nanos received_at = 0;
-    const std::size_t n = stream_.read_available(asio::buffer(buffer), ec, received_at);
+    const std::size_t n = stream_.read_available(asio::buffer(buffer), ec, received_at_);
     if (n == 0) {
       if (would_block(ec)) {
         flush();
@@ -78,7 +77,6 @@ void H2Connection::read_available() {
       }
       return close();  // the client closed, or reset: nobody to answer
     }
-    received_at_ = received_at != 0 ? received_at : SteadyClock::monotonic_now();
     const bool ok = codec_.feed(std::string_view(buffer.data(), n));
     // Every read ends the worker's holds that are due, as for HTTP/1.1.
     worker_.requests_read();

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <boost/asio/error.hpp>
 #include <cerrno>
 
 namespace stampede::transport {
@@ -69,6 +70,25 @@ StampedRead read_stamped(int fd, char* data, std::size_t size) {
     break;
   }
   return read;
+}
+
+std::size_t read_available_stamped(int fd, boost::asio::mutable_buffer into, boost::system::error_code& ec,
+                                   Nanos& received_at) {
+  for (;;) {
+    const StampedRead read = read_stamped(fd, static_cast<char*>(into.data()), into.size());
+    if (read.bytes > 0) {
+      received_at = read.received_at != 0 ? read.received_at : SteadyClock::monotonic_now();
+      ec = {};
+      return static_cast<std::size_t>(read.bytes);
+    }
+    if (read.bytes == 0) {
+      ec = boost::asio::error::eof;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    ec = boost::system::error_code(errno == EWOULDBLOCK ? EAGAIN : errno, boost::asio::error::get_system_category());
+    return 0;
+  }
 }
 
 }  // namespace stampede::transport

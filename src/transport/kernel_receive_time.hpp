@@ -7,8 +7,11 @@
 // SO_TIMESTAMPNS stamps each received segment on the real-time clock; recvmsg returns the
 // newest stamp among the segments it copied. The stamp is moved onto the monotonic clock with
 // the two clocks' offset read at the same moment as the read.
-#include <cstddef>
 #include <sys/types.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/system/error_code.hpp>
+#include <cstddef>
 
 #include "common/clock.hpp"
 
@@ -25,6 +28,12 @@ struct StampedRead {
 
 // recvmsg() into `data`, with the stamp of the newest segment read.
 StampedRead read_stamped(int fd, char* data, std::size_t size);
+
+// read_stamped() as an Asio read_some on a non-blocking socket reports it: the byte count
+// (> 0), or 0 with `ec` set (would_block, eof, or the error); an interrupted call is made
+// again. `received_at`: the kernel's stamp, or the monotonic clock now when it gave none.
+std::size_t read_available_stamped(int fd, boost::asio::mutable_buffer into, boost::system::error_code& ec,
+                                   Nanos& received_at);
 
 // A real-time stamp on the monotonic clock, given both clocks read now. Never later than
 // `monotonic_now` (a stamp cannot be in the future; a clock step could make it look so).

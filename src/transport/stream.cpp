@@ -295,23 +295,9 @@ std::size_t Stream::read_available(asio::mutable_buffer into, boost::system::err
 }
 
 std::size_t Stream::read_available(asio::mutable_buffer into, boost::system::error_code& ec, Nanos& received_at) {
-  received_at = 0;
-  if (tls_) return read_available(into, ec);  // a record's bytes may have come in several reads
-  for (;;) {
-    const StampedRead read = read_stamped(socket_.native_handle(), static_cast<char*>(into.data()), into.size());
-    if (read.bytes > 0) {
-      received_at = read.received_at;
-      ec = {};
-      return static_cast<std::size_t>(read.bytes);
-    }
-    if (read.bytes == 0) {
-      ec = asio::error::eof;
-      return 0;
-    }
-    if (errno == EINTR) continue;
-    ec = boost::system::error_code(errno == EWOULDBLOCK ? EAGAIN : errno, asio::error::get_system_category());
-    return 0;
-  }
+  if (!tls_) return read_available_stamped(socket_.native_handle(), into, ec, received_at);
+  received_at = SteadyClock::monotonic_now();  // a record's bytes may have come in several reads
+  return read_available(into, ec);
 }
 
 Stream::Timer* Stream::tls_renegotiation() {

@@ -123,7 +123,7 @@ class Stream {
   std::size_t read_available(boost::asio::mutable_buffer into, boost::system::error_code& ec);
   // The same, and `received_at` = when the kernel received the newest bytes read, on the
   // monotonic clock, if the socket has receive timestamps on (kernel_receive_time.hpp) and
-  // is plain TCP; otherwise 0. A server's truth starts there (docs/design/053).
+  // is plain TCP; otherwise now. A server's truth starts there (docs/design/053).
   std::size_t read_available(boost::asio::mutable_buffer into, boost::system::error_code& ec, Nanos& received_at);
 
   // handler(error_code) once the socket has bytes (or an error) to read.

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <boost/asio/error.hpp>
 #include <cerrno>
 #include <chrono>
 #include <thread>
@@ -108,6 +110,35 @@ TEST(KernelReceiveTime, TheEndOfTheStreamIsZeroBytes) {
   const StampedRead read = read_stamped(pair.server, buffer, sizeof buffer);
   EXPECT_EQ(read.bytes, 0);
   EXPECT_EQ(read.received_at, 0);
+}
+
+TEST(KernelReceiveTime, AsAnAsioReadItSaysWouldBlockEndOfStreamAndNowWithoutAStamp) {
+  TcpPair pair;
+  ASSERT_EQ(::fcntl(pair.server, F_SETFL, ::fcntl(pair.server, F_GETFL) | O_NONBLOCK), 0);
+  char buffer[8];
+  boost::system::error_code ec;
+  Nanos received_at = -1;
+  EXPECT_EQ(read_available_stamped(pair.server, boost::asio::buffer(buffer), ec, received_at), 0u);
+  EXPECT_EQ(ec, boost::asio::error::would_block);
+
+  // No timestamps asked for: the stamp is the monotonic clock at the read.
+  ASSERT_EQ(::send(pair.client, "x", 1, 0), 1);
+  const Nanos before_read = SteadyClock::monotonic_now();
+  std::size_t n = 0;
+  do {
+    n = read_available_stamped(pair.server, boost::asio::buffer(buffer), ec, received_at);
+  } while (ec == boost::asio::error::would_block);
+  EXPECT_EQ(n, 1u);
+  EXPECT_FALSE(ec);
+  EXPECT_GE(received_at, before_read);
+  EXPECT_LE(received_at, SteadyClock::monotonic_now());
+
+  ::shutdown(pair.client, SHUT_WR);
+  do {
+    n = read_available_stamped(pair.server, boost::asio::buffer(buffer), ec, received_at);
+  } while (ec == boost::asio::error::would_block);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(ec, boost::asio::error::eof);
 }
 
 }  // namespace
