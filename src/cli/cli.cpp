@@ -99,9 +99,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--cpu-policy", cpu_policy,
                       "How the worker threads use their CPUs: normal (sleep when idle); batch (SCHED_BATCH: a waking "
                       "worker does not preempt a server on the same machine; more requests per CPU, up to a time slice "
-                      "of lateness, which iteration.lag shows); or poll (a busy worker polls its loop instead of "
+                      "of lateness, which iteration.lag shows); poll (a busy worker polls its loop instead of "
                       "sleeping: it holds a core, and wakes neither late nor at a wake-up's cost; default --threads one "
-                      "fewer than the cores). Default: chosen with --threads for this machine")
+                      "fewer than the cores); or adaptive (sleep when idle, poll only while a worker's own work takes "
+                      "most of its core). Default: chosen with --threads for this machine (adaptive on 2 cores and more)")
       ->check(CLI::IsMember(std::vector<std::string>(engine::kCpuPolicyNames.begin(), engine::kCpuPolicyNames.end())));
   run_cmd->add_option("--local-addresses", run.local_addresses,
                       "Source addresses for outgoing connections, e.g. 127.0.0.2-127.0.0.50 (past 64k connections)");

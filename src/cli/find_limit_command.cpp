@@ -257,7 +257,8 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   // The thresholds as judged where the verdict was decided (docs/design/012): the results
   // file, JUnit and the HTML report show what held at the limit, or what broke.
   if (const report::FindLimitStep* decided = report::verdict_step(found)) result.thresholds = decided->thresholds;
-  const bool polling = result.cpu_policy == engine::cpu_policy_name(engine::CpuPolicy::poll);
+  const auto policy = engine::parse_cpu_policy(result.cpu_policy);
+  const bool polling = policy && engine::may_poll(*policy);
   std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator, polling);
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);

@@ -120,11 +120,16 @@ engine::Run::Options run_options_for(const PreparedScenario& scenario) {
   return options;
 }
 
-// "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line.
-std::string describe(const engine::GeneratorSetup& setup, int threads) {
-  const char* how = setup.policy == engine::CpuPolicy::poll    ? "polling"
+// "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line;
+// an adaptive worker says how long it polled ("sleeping, polling while busy: 4.2 s").
+std::string describe(const engine::GeneratorSetup& setup, int threads, Nanos polled) {
+  std::string how = setup.policy == engine::CpuPolicy::poll    ? "polling"
                     : setup.policy == engine::CpuPolicy::batch ? "under SCHED_BATCH"
                                                                : "sleeping";
+  if (setup.policy == engine::CpuPolicy::adaptive) {
+    how = polled > 0 ? fmt::format("sleeping, polling while busy: {:.1f} s", static_cast<double>(polled) / kSecond)
+                     : "sleeping, polling while busy: never busy enough";
+  }
   return fmt::format("{} worker{}, {} ({})", threads, threads == 1 ? "" : "s", how, setup.why);
 }
 
@@ -194,13 +199,14 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(run_.plan().shape, collector().summary(), registry_));
   result.generator->setup = setup_description();
-  const bool polling = result.cpu_policy == engine::cpu_policy_name(engine::CpuPolicy::poll);
-  std::fputs(report::render_generator_line(*result.generator, polling).c_str(), stdout);
+  std::fputs(report::render_generator_line(*result.generator, engine::may_poll(setup_.policy)).c_str(), stdout);
   std::fflush(stdout);
   return status;
 }
 
-std::string ScenarioExecution::setup_description() const { return describe(setup_, run_.threads()); }
+std::string ScenarioExecution::setup_description() const {
+  return describe(setup_, run_.threads(), run_.longest_polled());
+}
 
 report::GeneratorFigures generator_figures(const metrics::Collector& collector, const metrics::Registry& registry,
                                            std::int64_t first, std::int64_t last, double seconds,

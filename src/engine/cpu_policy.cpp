@@ -18,10 +18,12 @@ std::optional<CpuPolicy> parse_cpu_policy(std::string_view text) {
 
 std::string_view cpu_policy_name(CpuPolicy policy) { return kCpuPolicyNames.at(static_cast<std::size_t>(policy)); }
 
+bool may_poll(CpuPolicy policy) { return policy == CpuPolicy::poll || policy == CpuPolicy::adaptive; }
+
 int default_worker_threads(CpuPolicy policy, unsigned cores) {
   const int n = static_cast<int>(std::max(1u, cores));
   // A polling worker keeps its core while busy: leave one to the server and the main thread.
-  return policy == CpuPolicy::poll ? std::max(1, n - 1) : n;
+  return may_poll(policy) ? std::max(1, n - 1) : n;
 }
 
 int worker_threads(int requested, CpuPolicy policy) {
@@ -31,7 +33,8 @@ int worker_threads(int requested, CpuPolicy policy) {
 std::string apply_cpu_policy(CpuPolicy policy) {
   sched_param param{};
   param.sched_priority = 0;  // the only priority SCHED_OTHER and SCHED_BATCH have
-  // `poll` is about the loop (Worker::run_loop), not the kernel: the default policy.
+  // `poll` and `adaptive` are about the loop (Worker::run_loop), not the kernel: the default
+  // policy.
   const int native = policy == CpuPolicy::batch ? SCHED_BATCH : SCHED_OTHER;
   const int rc = pthread_setschedparam(pthread_self(), native, &param);
   return rc == 0 ? std::string() : std::string(std::strerror(rc));

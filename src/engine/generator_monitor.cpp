@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "engine/asio_scheduler.hpp"
+#include "engine/thread_cpu_time.hpp"
 #include "metrics/generator_health.hpp"
 
 namespace stampede::engine {
@@ -17,12 +18,6 @@ namespace {
 // Sampled a moment after each second's end, so the workers' seconds are already on their
 // way to the Collector and the CPU interval lines up with the second it is reported in.
 constexpr Nanos kAfterSecond = 5 * kMilli;
-
-Nanos cpu_time(clockid_t clock) {
-  timespec ts{};
-  if (clock_gettime(clock, &ts) != 0) return -1;  // the thread has exited
-  return static_cast<Nanos>(ts.tv_sec) * kSecond + ts.tv_nsec;
-}
 
 Nanos polled_of(const WorkerCpu& worker) { return worker.idle_polled ? worker.idle_polled() : 0; }
 

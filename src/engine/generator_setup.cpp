@@ -36,11 +36,15 @@ GeneratorSetup choose_generator_setup(int threads_asked, std::optional<CpuPolicy
     s.why = "1 core";
     return s;
   }
+  // Adaptive: a worker sleeps when idle, and polls only while its own work takes most of its
+  // core. Always polling would hold a core even at a moderate rate, which a local BEAM (one
+  // scheduler per core) or a CI runner's other jobs need (047); never polling loses the
+  // fastest rates on quiet cores to the wake-ups' cost (054). One core: the worker shares it
+  // with the target, and holding it would starve the target: sleeping only.
+  s.policy = CpuPolicy::adaptive;
   if (cores == 2) {
     // The measured case: whether the target is here, in a namespace or behind the kernel's
-    // network work, a second worker competes for the other core. One worker, sleeping when
-    // idle: a polling one would hold a core even at a moderate rate, which a local BEAM
-    // (one scheduler per core) or a CI runner's other jobs need (docs/design/047).
+    // network work, a second worker competes for the other core (docs/design/047).
     s.why = shared ? fmt::format("2 cores, {}: the other core is left to it", target_phrase(machine))
                    : fmt::format("2 cores, {}: the other core is left to the kernel's network "
                                  "work and Stampede's own thread",

@@ -36,6 +36,8 @@ class MeasuredRun {
   // This process's seconds. Subscribe before load().
   metrics::Collector& collector() { return collector_; }
   int threads() const { return threads_; }
+  // Under --cpu-policy adaptive, the longest any worker polled (ScenarioRun::longest_polled).
+  Nanos longest_polled() const { return run_.longest_polled(); }
 
   // Starts the worker threads and waits until each has loaded the scenario (throws its
   // error, scenario::ScenarioError).

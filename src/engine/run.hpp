@@ -111,6 +111,7 @@ class Run {
   metrics::Collector& own_collector() { return measured_.collector(); }
   const RunPlan& plan() const { return plan_; }
   int threads() const { return measured_.threads(); }
+  Nanos longest_polled() const { return measured_.longest_polled(); }
   int interrupts() const { return interrupts_; }
   // What the server-metrics endpoints exposed (MeasuredRun::server_exposed_names): for the
   // messages of thresholds on server series. From any thread.

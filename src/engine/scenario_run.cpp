@@ -1,5 +1,7 @@
 #include "engine/scenario_run.hpp"
 
+#include <algorithm>
+
 #include <pthread.h>
 
 namespace stampede::engine {
@@ -74,6 +76,12 @@ std::vector<WorkerCpu> ScenarioRun::worker_cpus() {
     cpus.push_back({clock, [worker] { return worker->idle_polled(); }, worker->tid()});
   }
   return cpus;
+}
+
+Nanos ScenarioRun::longest_polled() const {
+  Nanos longest = 0;
+  for (const auto& w : workers_) longest = std::max(longest, w->polled_for());
+  return longest;
 }
 
 void ScenarioRun::start(Nanos start) {

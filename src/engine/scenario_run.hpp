@@ -44,6 +44,8 @@ class ScenarioRun {
   // The CPU clock of each worker thread (pthread_getcpuclockid) and its time in empty polls,
   // after load(): how busy each one is, read from another thread (engine/generator_monitor.hpp).
   std::vector<WorkerCpu> worker_cpus();
+  // Under --cpu-policy adaptive, the longest any worker polled (PollGate): for the summary.
+  Nanos longest_polled() const;
   std::function<void()> on_finished;
 
  private:

@@ -14,6 +14,7 @@
 #include "clients/client_context.hpp"
 #include "engine/asio_scheduler.hpp"
 #include "engine/cpu_policy.hpp"
+#include "engine/poll_gate.hpp"
 #include "engine/executor.hpp"
 #include "engine/idle_poll.hpp"
 #include "engine/loop_probe.hpp"
@@ -57,9 +58,9 @@ class Worker final : public ExecutorHost {
 
   const WorkerConfig& config() const { return config_; }
   boost::asio::io_context& io() { return io_; }
-  // Under --cpu-policy poll, the loop's polling (its time in empty polls counts as idle,
-  // not busy: ThreadIdleProbe); null otherwise.
-  const IdlePoll* idle_poll() const { return config_.cpu_policy == CpuPolicy::poll ? &idle_poll_ : nullptr; }
+  // Under --cpu-policy poll or adaptive, the loop's polling (its time in empty polls counts
+  // as idle, not busy: ThreadIdleProbe); null otherwise.
+  const IdlePoll* idle_poll() const { return may_poll(config_.cpu_policy) ? &idle_poll_ : nullptr; }
 
   // --- ExecutorHost, for the executor (worker thread only) ---
   Scheduler& scheduler() override { return scheduler_; }
@@ -84,10 +85,14 @@ class Worker final : public ExecutorHost {
   // The worker thread's id (after load(), which runs on it): where the kernel says how long
   // it waited for a CPU.
   pid_t tid() const { return tid_.load(std::memory_order_relaxed); }
+  // Under --cpu-policy adaptive, how long the loop polled (PollGate); 0 otherwise.
+  Nanos polled_for() const { return polled_for_.load(std::memory_order_relaxed); }
 
  private:
   void run_loop();  // io_.run() (or poll_loop()), surviving handlers that throw
   void poll_loop();  // --cpu-policy poll: io_.poll() until IdlePoll says sleep, then io_.run_one()
+  void gated_loop();  // --cpu-policy adaptive: run_one() while PollGate says sleep, poll_once() otherwise
+  void poll_once();  // one io_.poll(), and io_.run_one() when IdlePoll says sleep
   void arm_second_timer();
   void publish_second(bool last);
   void begin_stop(bool graceful);
@@ -115,6 +120,8 @@ class Worker final : public ExecutorHost {
   bool finished_ = false;
   IdlePoll idle_poll_;
   std::atomic<Nanos> idle_polled_{0};  // idle_poll_.idle_polled(), for the monitor's thread
+  PollGate poll_gate_;
+  std::atomic<Nanos> polled_for_{0};  // poll_gate_.polled_for(), for the summary
   std::atomic<pid_t> tid_{0};
 
   metrics::MetricId m_iteration_ = 0, m_iterations_ = 0, m_errors_ = 0, m_dropped_ = 0, m_crashes_ = 0, m_vus_ = 0, m_lag_ = 0;

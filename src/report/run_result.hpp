@@ -91,9 +91,9 @@ struct ScenarioResult {
   std::string started_at;  // wall clock at the start, ISO 8601 UTC: "2024-05-01T12:00:00.123Z"
   std::string host;        // hostname of the generator
   int threads = 0;         // worker threads
-  // How they used their CPUs (`run --cpu-policy`): "normal", "batch" or "poll". A batch run's
-  // timings trade some precision for throughput (docs/design/027), a polling run holds a core
-  // per worker (029): the record says which.
+  // How they used their CPUs (`run --cpu-policy`): "normal", "batch", "poll" or "adaptive". A
+  // batch run's timings trade some precision for throughput (docs/design/027), a polling run
+  // holds a core per worker (029), an adaptive one while busy (054): the record says which.
   std::string cpu_policy = "normal";
   int ranks = 1;           // processes (MPI ranks) that generated the load
   Nanos duration = 0;      // how long the run lasted

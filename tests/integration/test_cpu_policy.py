@@ -3,9 +3,11 @@ SCHED_BATCH while the load goes (read from /proc, as `chrt -p` would), and the r
 measures the same as ever: every request the target served counted once, no errors.
 `--cpu-policy poll`: a busy worker polls its loop instead of sleeping (its thread's CPU time,
 read from /proc, is most of the run's), the generator's CPU figure counts its work and not
-its empty polls, and by default it runs one worker fewer than the cores."""
+its empty polls, and by default it runs one worker fewer than the cores. `--cpu-policy
+adaptive` (the default from 2 cores): a worker polls only while it works most of its core."""
 import json
 import os
+import re
 import subprocess
 import time
 import unittest
@@ -120,11 +122,12 @@ class CpuPolicy(unittest.TestCase):
         self.assertEqual(r.metric("iteration.errors")["count"], 0, r)
 
     def test_with_no_flags_the_setup_fits_the_machine_and_the_summary_says_why(self):
-        # docs/design/047: on 1 or 2 cores one sleeping worker, the other core left to the
-        # target; above 2, half the cores when the target is on this machine.
+        # docs/design/047: on 1 or 2 cores one worker, the other core left to the target;
+        # above 2, half the cores when the target is on this machine. Sleeping on 1 core,
+        # adaptive from 2 (054): at 200/s it never works enough of its core to poll.
         cores = len(os.sched_getaffinity(0))
         threads = 1 if cores <= 2 else cores // 2
-        policy = "normal"
+        policy = "normal" if cores == 1 else "adaptive"
         with Target(delay="fixed:1") as target:
             out = os.path.join(temp_dir(), "results.json")
             r = run(["run", scenario(target.url), "--out", out])
@@ -137,11 +140,49 @@ class CpuPolicy(unittest.TestCase):
         line = next(l for l in r.out.splitlines() if l.startswith("generator: "))
         self.assertIn(f"generator: {threads} worker", line)
         self.assertIn(f"the target {host} on this machine", line)
+        if policy == "adaptive":
+            self.assertIn("sleeping, polling while busy: never busy enough", line)
         # Asked for, it is what runs, and the line says so.
         with Target(delay="fixed:1") as target:
             r = run(["run", scenario(target.url), "--threads", "2", "--cpu-policy", "normal"])
         self.assertEqual(r.code, 0, r)
         self.assertIn("generator: 2 workers, sleeping (as asked)", r.out)
+
+    def test_adaptive_polls_only_while_the_worker_is_busy(self):
+        # docs/design/054. One VU spends ~2 ms of CPU (Lua spinning on os.clock) and then
+        # waits for one request: its worker works most of its core, so it polls from ~0.3 s
+        # in, and its empty polls (the request's wait) keep it on its core without counting
+        # as work. The same scenario paced at 20 iterations a second works a twentieth of
+        # its core and never polls.
+        def spinning(url, rate=None):
+            load = f"rate = {rate}" if rate else "vus = 1"
+            return write_scenario(f"""
+local http = require "stampede.http"
+return {{ options = {{ {load}, duration = "3s", graceful_stop = "5s" }},
+         run = function()
+           local t = os.clock()
+           while os.clock() - t < 0.002 do end
+           http.get("{url}/")
+         end }}
+""")
+        with Target(delay="fixed:0") as target:
+            out = os.path.join(temp_dir(), "results.json")
+            busy = run(["run", spinning(target.url), "--cpu-policy", "adaptive", "--threads", "1", "--out", out])
+            light = run(["run", spinning(target.url, rate=20), "--cpu-policy", "adaptive", "--threads", "1"])
+            served = target.truth()["count"]
+        self.assertEqual(busy.code, 0, busy)
+        self.assertEqual(light.code, 0, light)
+        with open(out) as f:
+            [result] = json.load(f)["results"]
+        self.assertEqual(result["cpu_policy"], "adaptive")
+        polled = re.search(r"sleeping, polling while busy: ([0-9.]+) s \(as asked\)", result["generator"]["setup"])
+        self.assertIsNotNone(polled, result["generator"]["setup"])
+        self.assertGreaterEqual(float(polled.group(1)), 1.0, "polling from ~0.3 s of a 3 s run")
+        self.assertIn("empty polls aside", busy.out, "its CPU figure leaves the empty polls out")
+        self.assertIn("generator: 1 worker, sleeping, polling while busy: never busy enough (as asked)", light.out)
+        requests = busy.metric("http.request")["count"] + light.metric("http.request")["count"]
+        self.assertEqual(requests, served, "every request the target served, counted once")
+        self.assertEqual(busy.metric("iteration.errors")["count"] + light.metric("iteration.errors")["count"], 0)
 
     def test_an_unknown_policy_is_a_usage_error_naming_the_option(self):
         path = write_scenario("return { run = function() end }")

@@ -8,8 +8,10 @@
 namespace stampede::engine {
 namespace {
 
-TEST(CpuPolicy, ParsesTheThreeNamesAndNothingElse) {
+TEST(CpuPolicy, ParsesTheFourNamesAndNothingElse) {
   EXPECT_EQ(parse_cpu_policy("normal"), CpuPolicy::normal);
+  EXPECT_EQ(parse_cpu_policy("adaptive"), CpuPolicy::adaptive);
+  EXPECT_EQ(cpu_policy_name(CpuPolicy::adaptive), "adaptive");
   EXPECT_EQ(parse_cpu_policy("batch"), CpuPolicy::batch);
   EXPECT_EQ(parse_cpu_policy("poll"), CpuPolicy::poll);
   EXPECT_FALSE(parse_cpu_policy("spin"));
@@ -25,10 +27,18 @@ TEST(CpuPolicy, PollingWorkersLeaveOneCoreByDefault) {
   EXPECT_EQ(default_worker_threads(CpuPolicy::normal, 8), 8);
   EXPECT_EQ(default_worker_threads(CpuPolicy::batch, 8), 8);
   EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 8), 7);
+  EXPECT_EQ(default_worker_threads(CpuPolicy::adaptive, 8), 7) << "it may hold a core while busy";
   EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 2), 1);
   EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 1), 1) << "one core: still one worker";
   EXPECT_EQ(default_worker_threads(CpuPolicy::poll, 0), 1) << "cores unknown";
   EXPECT_EQ(default_worker_threads(CpuPolicy::normal, 0), 1);
+}
+
+TEST(CpuPolicy, OnlyPollAndAdaptivePoll) {
+  EXPECT_TRUE(may_poll(CpuPolicy::poll));
+  EXPECT_TRUE(may_poll(CpuPolicy::adaptive));
+  EXPECT_FALSE(may_poll(CpuPolicy::normal));
+  EXPECT_FALSE(may_poll(CpuPolicy::batch));
 }
 
 TEST(CpuPolicy, ThreadsAskedForWinOverTheDefault) {

@@ -21,20 +21,22 @@ TEST(GeneratorSetup, WhatTheCommandLineAsksWins) {
   EXPECT_EQ(t.policy, CpuPolicy::normal);
 }
 
-TEST(GeneratorSetup, TwoCoresRunOneSleepingWorkerWhereverTheTargetIs) {
+TEST(GeneratorSetup, TwoCoresRunOneAdaptiveWorkerWhereverTheTargetIs) {
   for (TargetPlace place : {TargetPlace::this_machine, TargetPlace::elsewhere, TargetPlace::unknown}) {
     const auto s = choose_generator_setup(0, std::nullopt, machine(2, place));
     EXPECT_EQ(s.threads, 1);
-    EXPECT_EQ(s.policy, CpuPolicy::normal);
+    EXPECT_EQ(s.policy, CpuPolicy::adaptive) << "sleeping, polling only while busy (design 054)";
   }
   EXPECT_EQ(choose_generator_setup(0, std::nullopt, machine(2, TargetPlace::this_machine)).why,
             "2 cores, the target 127.0.0.1:4000 on this machine: the other core is left to it");
 }
 
-TEST(GeneratorSetup, OneCoreSleeps) {
-  const auto s = choose_generator_setup(0, std::nullopt, machine(1, TargetPlace::elsewhere));
-  EXPECT_EQ(s.threads, 1);
-  EXPECT_EQ(s.policy, CpuPolicy::normal);
+TEST(GeneratorSetup, OneCoreOnlySleeps) {
+  for (TargetPlace place : {TargetPlace::this_machine, TargetPlace::elsewhere}) {
+    const auto s = choose_generator_setup(0, std::nullopt, machine(1, place));
+    EXPECT_EQ(s.threads, 1);
+    EXPECT_EQ(s.policy, CpuPolicy::normal) << "a polling worker would hold the only core";
+  }
 }
 
 TEST(GeneratorSetup, ManyCoresLeaveHalfToALocalTarget) {
@@ -42,7 +44,7 @@ TEST(GeneratorSetup, ManyCoresLeaveHalfToALocalTarget) {
   EXPECT_EQ(choose_generator_setup(0, std::nullopt, machine(8, TargetPlace::unknown)).threads, 4);
   const auto far = choose_generator_setup(0, std::nullopt, machine(8, TargetPlace::elsewhere, "10.0.0.5:4000"));
   EXPECT_EQ(far.threads, 8);
-  EXPECT_EQ(far.policy, CpuPolicy::normal);
+  EXPECT_EQ(far.policy, CpuPolicy::adaptive);
   EXPECT_EQ(far.why, "8 cores, the target 10.0.0.5:4000 elsewhere: one worker per core");
 }
 
