@@ -82,7 +82,7 @@ void Coordinator::watch(boost::asio::io_context& io, metrics::Collector& merged,
   state_.assign(static_cast<std::size_t>(world_.size()), State::Running);
   state_[0] = State::Done;  // rank 0's own workers are not watched from here
   // Nothing is due from a rank before its first second ends.
-  last_heard_.assign(static_cast<std::size_t>(world_.size()), t0 + kSecond);
+  silence_.emplace(world_.size(), t0 + kSecond, rank_timeout_);
   timer_ = std::make_unique<boost::asio::steady_timer>(io);
   arm();
 }
@@ -97,11 +97,11 @@ void Coordinator::arm() {
 }
 
 void Coordinator::poll() {
-  const Nanos now = SteadyClock::monotonic_now();
   while (auto m = world_.poll()) {
     const auto r = static_cast<std::size_t>(m->from);
     if (r >= state_.size() || state_[r] != State::Running) continue;  // a lost rank's stragglers
-    last_heard_[r] = now;
+    // Heard now, not when this drain began: it can last minutes on starved cores (RankSilence).
+    silence_->heard(m->from, SteadyClock::monotonic_now());
     switch (m->type) {
       case MessageType::Second:
         try {
@@ -113,6 +113,7 @@ void Coordinator::poll() {
       case MessageType::Done:
         if (!m->payload.empty()) rank_errors_.push_back(fmt::format("rank {}: {}", m->from, m->payload));
         state_[r] = State::Done;
+        silence_->forget(m->from);
         merged_->finish(r);
         break;
       case MessageType::Error:
@@ -122,17 +123,17 @@ void Coordinator::poll() {
         break;  // only rank 0 sends these
     }
   }
-  for (std::size_t r = 1; r < state_.size(); ++r) {
-    if (state_[r] == State::Running && now - last_heard_[r] > rank_timeout_) {
-      mark_lost(static_cast<int>(r),
-                fmt::format("sent nothing for {:.1f} s (died or stalled)", static_cast<double>(now - last_heard_[r]) / 1e9));
-    }
+  const Nanos now = SteadyClock::monotonic_now();
+  for (int r : silence_->check(now)) {
+    mark_lost(r, fmt::format("sent nothing for {:.1f} s (died or stalled)",
+                             static_cast<double>(silence_->silence(r, now)) / kSecond));
   }
 }
 
 void Coordinator::mark_lost(int rank, std::string why) {
   const auto r = static_cast<std::size_t>(rank);
   state_[r] = State::Lost;
+  silence_->forget(rank);
   LostRank lost{rank, SteadyClock::monotonic_now() - t0_, std::move(why), false};
   lost_.push_back(lost);
   merged_->finish(r);  // the merge goes on without it

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,7 @@ class Coordinator {
   Nanos t0_ = 0;
   std::function<void(const LostRank&)> on_lost_;
   std::vector<State> state_;
-  std::vector<Nanos> last_heard_;
+  std::optional<RankSilence> silence_;  // from watch()
   std::vector<LostRank> lost_;
   std::vector<std::string> rank_errors_;
 };

@@ -55,6 +55,35 @@ class Liveness {
   Nanos timeout_ = 0;
 };
 
+// Rank 0's view of the other ranks during a run: each sends its seconds, and one that sends
+// nothing for `timeout` is lost (died or stalled). Two rules keep rank 0's own lateness from
+// being blamed on them (a million-user run lost every rank at once this way, bench/RESULTS.md
+// session 39):
+//   - a rank is heard when its message is received, on a clock read per message: rank 0,
+//     short of CPU, once took 311 s to drain its backlog, and stamping every message with
+//     the time the drain began made every rank look silent for those 311 s;
+//   - silence is counted only while rank 0 watches: a check that comes more than a quarter
+//     of the timeout after the one before (rank 0's loop itself stalled) restarts every
+//     rank's count, since their messages may still be on their way.
+// Pure logic on the caller's clock.
+class RankSilence {
+ public:
+  // Ranks 1 to `ranks` - 1 are watched; nothing is due from them before `since`.
+  RankSilence(int ranks, Nanos since, Nanos timeout);
+  void heard(int rank, Nanos at);
+  // Done or lost: no longer watched.
+  void forget(int rank);
+  // At `now`, the watched ranks silent for longer than the timeout, in rank order.
+  std::vector<int> check(Nanos now);
+  Nanos silence(int rank, Nanos now) const { return now - last_heard_.at(static_cast<std::size_t>(rank)); }
+
+ private:
+  std::vector<Nanos> last_heard_;
+  std::vector<bool> watched_;
+  Nanos timeout_;
+  Nanos last_check_;
+};
+
 // How long a rank sleeps between two polls of a wait: 200 µs at first (the answer is usually
 // on its way), twice as long after each poll that found nothing, at most 10 ms; back to
 // 200 µs once something came. Ranks waiting for rank 0's setup() or for the slowest rank

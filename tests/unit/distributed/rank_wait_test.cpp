@@ -98,5 +98,71 @@ TEST(PollBackoff, SleepsLongerWhileNothingComesAndShortAgainOnceSomethingDid) {
   EXPECT_EQ(backoff.next(false), 400 * kMicro);
 }
 
+// Rank 0 watching three others with a 60 s rank timeout, checking every 50 ms as its loop does.
+constexpr Nanos kTimeout = 60 * kSecond;
+constexpr Nanos kCheck = 50 * kMilli;
+
+TEST(RankSilence, ARankThatStopsSendingIsLostOnceItsSilenceExceedsTheTimeout) {
+  RankSilence silence(4, 0, kTimeout);
+  Nanos t = 0;
+  for (; t <= 100 * kSecond; t += kCheck) {
+    if (t % kSecond == 0) {
+      silence.heard(1, t);
+      silence.heard(3, t);
+      if (t <= 30 * kSecond) silence.heard(2, t);  // rank 2 dies at 30 s
+    }
+    const std::vector<int> lost = silence.check(t);
+    if (!lost.empty()) {
+      EXPECT_EQ(lost, std::vector<int>{2});
+      EXPECT_GT(t, 90 * kSecond);
+      EXPECT_LE(t, 90 * kSecond + kCheck);
+      EXPECT_GT(silence.silence(2, t), kTimeout);
+      silence.forget(2);
+      break;
+    }
+  }
+  EXPECT_LT(t, 100 * kSecond) << "rank 2 was never found silent";
+  EXPECT_TRUE(silence.check(t + kCheck).empty()) << "a rank forgotten is not reported twice";
+}
+
+TEST(RankSilence, ABacklogDrainedForMinutesIsHeardOverThoseMinutes) {
+  // Rank 0, short of CPU, drains a backlog from 639 s to 950 s: a message from every rank
+  // about every second. Heard when each was received, nobody is silent when the drain ends.
+  RankSilence silence(4, 0, kTimeout);
+  Nanos t = 639 * kSecond;
+  EXPECT_TRUE(silence.check(t).empty());
+  for (; t < 950 * kSecond; t += kSecond)
+    for (int r = 1; r < 4; ++r) silence.heard(r, t + r * kMilli);
+  EXPECT_TRUE(silence.check(t).empty());
+  EXPECT_TRUE(silence.check(t + kCheck).empty());
+}
+
+TEST(RankSilence, ACheckAfterRankZerosOwnStallRestartsTheCount) {
+  RankSilence silence(3, 0, kTimeout);
+  silence.heard(1, 10 * kSecond);
+  silence.heard(2, 10 * kSecond);
+  EXPECT_TRUE(silence.check(10 * kSecond).empty());
+  // Rank 0's loop ran nothing for 300 s, and nothing has been received yet when it checks.
+  EXPECT_TRUE(silence.check(310 * kSecond).empty()) << "the watcher stalled: the messages may be on their way";
+  silence.heard(1, 310 * kSecond + kCheck);
+  // Rank 2 really is gone: lost one timeout after the watcher came back, not before.
+  Nanos t = 310 * kSecond;
+  std::vector<int> lost;
+  while (lost.empty() && t < 400 * kSecond) {
+    t += kCheck;
+    if ((t / kCheck) % 20 == 0) silence.heard(1, t);
+    lost = silence.check(t);
+  }
+  EXPECT_EQ(lost, std::vector<int>{2});
+  EXPECT_GT(t, 370 * kSecond);
+  EXPECT_LE(t, 370 * kSecond + kCheck);
+}
+
+TEST(RankSilence, NothingIsDueBeforeTheFirstSecondEnds) {
+  RankSilence silence(2, 5 * kSecond, kTimeout);
+  for (Nanos t = 0; t <= 65 * kSecond; t += kCheck) EXPECT_TRUE(silence.check(t).empty()) << t;
+  EXPECT_EQ(silence.check(65 * kSecond + kCheck), std::vector<int>{1});
+}
+
 }  // namespace
 }  // namespace stampede::distributed
