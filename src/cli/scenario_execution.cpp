@@ -121,16 +121,20 @@ engine::Run::Options run_options_for(const PreparedScenario& scenario) {
 }
 
 // "1 worker, polling (2 cores, the target ... on this machine: ...)" for the generator line;
-// an adaptive worker says how long it polled ("sleeping, polling while busy: 4.2 s").
+// an adaptive worker says how long it polled: "1 worker, adaptive (polled 4.2 s when busy;
+// 2 cores, ...)".
 std::string describe(const engine::GeneratorSetup& setup, int threads, Nanos polled) {
-  std::string how = setup.policy == engine::CpuPolicy::poll    ? "polling"
-                    : setup.policy == engine::CpuPolicy::batch ? "under SCHED_BATCH"
-                                                               : "sleeping";
+  const char* how = setup.policy == engine::CpuPolicy::poll       ? "polling"
+                    : setup.policy == engine::CpuPolicy::batch    ? "under SCHED_BATCH"
+                    : setup.policy == engine::CpuPolicy::adaptive ? "adaptive"
+                                                                  : "sleeping";
+  std::string why = setup.why;
   if (setup.policy == engine::CpuPolicy::adaptive) {
-    how = polled > 0 ? fmt::format("sleeping, polling while busy: {:.1f} s", static_cast<double>(polled) / kSecond)
-                     : "sleeping, polling while busy: never busy enough";
+    why = (polled > 0 ? fmt::format("polled {:.1f} s when busy", static_cast<double>(polled) / kSecond)
+                      : std::string("never busy enough to poll")) +
+          "; " + why;
   }
-  return fmt::format("{} worker{}, {} ({})", threads, threads == 1 ? "" : "s", how, setup.why);
+  return fmt::format("{} worker{}, {} ({})", threads, threads == 1 ? "" : "s", how, why);
 }
 
 }  // namespace

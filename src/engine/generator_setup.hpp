@@ -6,11 +6,12 @@
 // Measured on 2 cores with the target on the same machine (bench/max-rate, RESULTS sessions
 // 23 and 30): two sleeping workers and the target fight over the two cores and the open
 // model's lateness explodes, where one worker, the other core left to the target, stays on
-// time further. One sleeping worker rather than a polling one: a polling worker holds its
-// core at any rate with an event every millisecond, which a local BEAM needs. With the target
-// in a network namespace of the same machine it is the same two cores: the same choice.
-// Above two cores nothing was measured here: one sleeping worker per core, as before, and
-// half of them when the target is on this machine (it needs cores too).
+// time further. An adaptive worker rather than a polling one: a polling worker holds its
+// core at any rate with an event every millisecond, which a local BEAM needs; an adaptive
+// one polls only while its own work takes most of its core (docs/design/054). With the
+// target in a network namespace of the same machine it is the same two cores: the same
+// choice. Above two cores nothing was measured here: one worker per core, as before, and
+// half of them when the target is on this machine (it needs cores too). One core: sleeping.
 #include <optional>
 #include <string>
 #include <vector>

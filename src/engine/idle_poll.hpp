@@ -45,6 +45,11 @@ class IdlePoll {
     return true;
   }
 
+  // The loop stops polling at `at` for a while (an adaptive worker going back to sleeping,
+  // PollGate): a streak of empty polls ends here, so the time it then sleeps is not counted
+  // as polling when it polls again.
+  void stopped(Nanos at) { end_streak(at); }
+
   // Time spent polling with nothing to do, in total: each streak of empty polls from the
   // start of its first poll to the start of the poll that found work (or to the sleep).
   // A streak still going is not counted yet.

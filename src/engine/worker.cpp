@@ -145,7 +145,9 @@ void Worker::gated_loop() {
     // (a system call, ~0.2 µs here, ten times a second).
     const Nanos now = clock_.now();
     if (!poll_gate_.sample_due(now)) continue;
-    poll_gate_.sample(now, thread_cpu_time(), idle_poll_.idle_polled());
+    const bool was_polling = poll_gate_.polling();
+    const bool polling = poll_gate_.sample(now, thread_cpu_time(), idle_poll_.idle_polled());
+    if (was_polling && !polling) idle_poll_.stopped(now);  // its sleeps are not empty polls
     polled_for_.store(poll_gate_.polled_for(), std::memory_order_relaxed);
   }
 }

@@ -141,7 +141,7 @@ class CpuPolicy(unittest.TestCase):
         self.assertIn(f"generator: {threads} worker", line)
         self.assertIn(f"the target {host} on this machine", line)
         if policy == "adaptive":
-            self.assertIn("sleeping, polling while busy: never busy enough", line)
+            self.assertIn(", adaptive (never busy enough to poll; ", line)
         # Asked for, it is what runs, and the line says so.
         with Target(delay="fixed:1") as target:
             r = run(["run", scenario(target.url), "--threads", "2", "--cpu-policy", "normal"])
@@ -175,11 +175,11 @@ return {{ options = {{ {load}, duration = "3s", graceful_stop = "5s" }},
         with open(out) as f:
             [result] = json.load(f)["results"]
         self.assertEqual(result["cpu_policy"], "adaptive")
-        polled = re.search(r"sleeping, polling while busy: ([0-9.]+) s \(as asked\)", result["generator"]["setup"])
+        polled = re.fullmatch(r"1 worker, adaptive \(polled ([0-9.]+) s when busy; as asked\)", result["generator"]["setup"])
         self.assertIsNotNone(polled, result["generator"]["setup"])
         self.assertGreaterEqual(float(polled.group(1)), 1.0, "polling from ~0.3 s of a 3 s run")
         self.assertIn("empty polls aside", busy.out, "its CPU figure leaves the empty polls out")
-        self.assertIn("generator: 1 worker, sleeping, polling while busy: never busy enough (as asked)", light.out)
+        self.assertIn("generator: 1 worker, adaptive (never busy enough to poll; as asked)", light.out)
         requests = busy.metric("http.request")["count"] + light.metric("http.request")["count"]
         self.assertEqual(requests, served, "every request the target served, counted once")
         self.assertEqual(busy.metric("iteration.errors")["count"] + light.metric("iteration.errors")["count"], 0)

@@ -53,5 +53,21 @@ TEST(IdlePoll, OnePollWithWorkResetsTheBudget) {
   EXPECT_TRUE(poll.polled(400 * kMicro, 0));
 }
 
+TEST(IdlePoll, ALoopThatStopsPollingEndsItsStreakAndItsSleepIsNotCounted) {
+  // An adaptive worker (PollGate) goes back to sleeping in the middle of a streak, sleeps
+  // for 2 s, then polls again: only the 50 µs of empty polls before the switch count.
+  IdlePoll poll(kBudget);
+  EXPECT_FALSE(poll.polled(0, 1));
+  EXPECT_FALSE(poll.polled(10 * kMicro, 0));
+  EXPECT_FALSE(poll.polled(60 * kMicro, 0));
+  poll.stopped(60 * kMicro);
+  EXPECT_EQ(poll.idle_polled(), 50 * kMicro);
+  EXPECT_FALSE(poll.polled(2 * kSecond, 0)) << "a new streak, not 2 s of empty polls";
+  EXPECT_FALSE(poll.polled(2 * kSecond + 10 * kMicro, 3));
+  EXPECT_EQ(poll.idle_polled(), 60 * kMicro);
+  poll.stopped(2 * kSecond + 20 * kMicro);
+  EXPECT_EQ(poll.idle_polled(), 60 * kMicro) << "no streak going: nothing to end";
+}
+
 }  // namespace
 }  // namespace stampede::engine
