@@ -13,7 +13,6 @@
 #include "cli/find_limit_args.hpp"
 #include "cli/scenario_execution.hpp"
 #include "cli/summary_lock.hpp"
-#include "engine/cpu_policy.hpp"
 #include "engine/find_limit_plan.hpp"
 #include "engine/step_judge.hpp"
 #include "engine/stop_signals.hpp"
@@ -257,9 +256,8 @@ int find_limit_one(const std::string& path, const RunArgs& args, LiveExports* li
   // The thresholds as judged where the verdict was decided (docs/design/012): the results
   // file, JUnit and the HTML report show what held at the limit, or what broke.
   if (const report::FindLimitStep* decided = report::verdict_step(found)) result.thresholds = decided->thresholds;
-  const auto policy = engine::parse_cpu_policy(result.cpu_policy);
-  const bool polling = policy && engine::may_poll(*policy);
-  std::string text = report::render_find_limit(found) + report::render_generator_line(*result.generator, polling);
+  std::string text =
+      report::render_find_limit(found) + report::render_generator_line(*result.generator, staircase.workers_may_poll());
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   return result.passed() ? 0 : 1;

@@ -203,7 +203,7 @@ int ScenarioExecution::summarise(Nanos lasted, report::ScenarioResult& result) {
                                        std::max(1e-9, static_cast<double>(lasted) / kSecond),
                                        peak_load(run_.plan().shape, collector().summary(), registry_));
   result.generator->setup = setup_description();
-  std::fputs(report::render_generator_line(*result.generator, engine::may_poll(setup_.policy)).c_str(), stdout);
+  std::fputs(report::render_generator_line(*result.generator, workers_may_poll()).c_str(), stdout);
   std::fflush(stdout);
   return status;
 }

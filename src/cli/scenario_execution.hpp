@@ -69,6 +69,8 @@ class ScenarioExecution final : private engine::RunListener {
   std::vector<std::string> server_exposed_names() const { return run_.server_exposed_names(); }
   // What the load ran on and why, for the generator line: "1 worker, polling (2 cores, ...)".
   std::string setup_description() const;
+  // Whether its workers may poll (their CPU figure then leaves the empty polls out).
+  bool workers_may_poll() const { return engine::may_poll(setup_.policy); }
 
  private:
   // engine::RunListener: the run's events, to the output and the live exports.

@@ -65,8 +65,8 @@ class PollGate {
     return polling_;
   }
 
-  // How many times the choice changed, and how long the worker polled in all (to its last
-  // sample): for the summary's generator line and the tests.
+  // How many times the choice changed (for the tests), and how long the worker polled in all
+  // to its last sample (for the summary's generator line).
   int switches() const { return switches_; }
   Nanos polled_for() const { return polled_for_; }
 
