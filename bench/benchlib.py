@@ -26,6 +26,21 @@ def cpu_seconds(pid):
     return (int(parts[11]) + int(parts[12])) / ticks
 
 
+def threads_cpu_seconds(pid):
+    """CPU seconds of the live threads of process PID, to the nanosecond (the scheduler's
+    sum_exec_runtime, /proc/PID/task/*/schedstat): where cpu_seconds counts 10 ms ticks, which
+    over a 30 s window of a process using 1% of a core is +-4% by rounding alone. Threads that
+    ended are not counted: for windows in which a process keeps its threads (a hold)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except FileNotFoundError:  # the thread ended meanwhile
+            pass
+    return total / 1e9
+
+
 def children_cpu_seconds():
     """CPU seconds of this process's children that have ended and been waited for (a
     `stampede run` started by `run`, for one)."""

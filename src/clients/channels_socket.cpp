@@ -49,19 +49,35 @@ void ChannelsSocket::post(std::function<void()> fn) {
 std::string ChannelsSocket::next_ref() { return std::to_string(++ref_counter_); }
 
 phx::Frame ChannelsSocket::encode(const phx::Message& m) const {
-  phx::Frame frame = options_.custom_encode ? options_.custom_encode(m)
-                                            : phx::encode(m, options_.serializer, phx::Direction::ClientToServer);
-  if (options_.one_line_frames && !frame.binary_frame && frame.data.find_first_of("\r\n") != std::string::npos) {
+  phx::Frame frame;
+  frame.binary_frame = encode_into(m, frame.data);
+  return frame;
+}
+
+bool ChannelsSocket::encode_into(const phx::Message& m, std::string& out) const {
+  bool binary = false;
+  if (options_.custom_encode) {
+    phx::Frame frame = options_.custom_encode(m);
+    out = std::move(frame.data);
+    binary = frame.binary_frame;
+  } else {
+    binary = phx::encode_into(phx::view_of(m), options_.serializer, phx::Direction::ClientToServer, out);
+  }
+  if (options_.one_line_frames && !binary && out.find_first_of("\r\n") != std::string::npos) {
     throw std::invalid_argument(
         "the encoded message holds a line break, which LongPoll cannot carry (the server splits a POST at line "
         "breaks)");
   }
-  return frame;
+  return binary;
 }
 
+// Encoded into one of the worker's spare strings: a heartbeat (or a push) allocates nothing
+// on its way to the transport, which copies the bytes into its frame.
 void ChannelsSocket::send(const phx::Message& m) {
-  phx::Frame f = encode(m);
-  send_(std::move(f.data), f.binary_frame);
+  std::string text = ctx_.take_text();
+  const bool binary = encode_into(m, text);
+  send_(text, binary);
+  ctx_.give_back_text(std::move(text));
 }
 
 void ChannelsSocket::on_open() {
@@ -165,7 +181,7 @@ std::string ChannelsSocket::send_request(RequestKind kind, phx::Message m, Nanos
   }
   ctx_.sink.request_sent();
   pending_.emplace(ref, std::move(p));
-  send_(std::move(frame.data), frame.binary_frame);
+  send_(frame.data, frame.binary_frame);
   return ref;
 }
 
@@ -744,7 +760,7 @@ void ChannelsSocket::send_unsent() {
     p.unsent.reset();
     p.counted_sent = true;
     ctx_.sink.request_sent();
-    send_(std::move(frame.data), frame.binary_frame);
+    send_(frame.data, frame.binary_frame);
     if (!open_) return;  // the transport may close the socket as it sends
   }
 }

@@ -71,7 +71,7 @@ struct ChannelsOptions {
 
 class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
  public:
-  using Send = std::function<void(std::string data, bool binary)>;
+  using Send = std::function<void(std::string_view data, bool binary)>;
   using Close = std::function<void(std::uint16_t code, std::string reason)>;
   using ReplyHandler = std::function<void(const ChannelReply&)>;
 
@@ -187,6 +187,8 @@ class ChannelsSocket : public std::enable_shared_from_this<ChannelsSocket> {
 
   std::string next_ref();
   proto::phx::Frame encode(const proto::phx::Message& m) const;  // may throw std::invalid_argument
+  // The same into `out` (replaced, its capacity reused); returns whether the frame is binary.
+  bool encode_into(const proto::phx::Message& m, std::string& out) const;
   void send(const proto::phx::Message& m);
   std::string send_request(RequestKind kind, proto::phx::Message m, Nanos timeout, ReplyHandler done);
   void on_reply(const proto::phx::Message& m);

@@ -69,6 +69,7 @@ std::string ClientContext::take_text() {
 
 void ClientContext::give_back_text(std::string text) {
   if (text.capacity() > kKeptTextCapacity) return;  // a head with a large cookie, say
+  text.clear();  // taken empty, whatever the last user left in it
   // A request in flight holds up to three (its head, its URL, its response's URL); more
   // in flight than this keeps take new ones.
   if (spare_texts_.size() < 2 * kMaxSpares) spare_texts_.push_back(std::move(text));

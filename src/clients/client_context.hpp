@@ -61,8 +61,9 @@ class ClientContext {
   proto::HttpResponseParser take_http_parser();
   void give_back_http_parser(proto::HttpResponseParser parser);
 
-  // Strings an HTTP request fills once each (its head, its URL, its response's URL), reused
-  // like the parsers: what is kept is their capacity, not their text. A big one is not kept.
+  // Strings an HTTP request fills once each (its head, its URL, its response's URL), and a
+  // WebSocket's or a Phoenix socket's output while it has some, reused like the parsers:
+  // what is kept is their capacity, not their text (taken empty). A big one is not kept.
   std::string take_text();
   void give_back_text(std::string text);
 

@@ -87,7 +87,7 @@ std::shared_ptr<PhoenixConnection> PhoenixConnection::make(ClientContext& ctx, C
   }
   connection->phx = std::make_shared<ChannelsSocket>(
       ctx, std::move(options),
-      [weak](std::string data, bool binary) {
+      [weak](std::string_view data, bool binary) {
         auto c = weak.lock();
         if (!c) return;
         if (c->ws) {

@@ -12,9 +12,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "clients/borrowed_read_buffer.hpp"
 #include "clients/client_context.hpp"
@@ -607,8 +609,8 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     cancel_timer();
     if (stream_) stream_->close();
     if (!write_in_flight_) {
-      std::string().swap(writing_);
-      std::string().swap(pending_);
+      give_back(writing_);
+      give_back(pending_);
     }
     deflater_.reset();
     inflater_.reset();
@@ -620,18 +622,40 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
   // ---- writing -------------------------------------------------------------------------
 
   void queue_frame(Opcode opcode, std::string_view payload, bool rsv1 = false) {
+    if (pending_.empty() && !owns_buffer(pending_)) pending_ = ctx_.take_text();
     ws::write_frame(pending_, opcode, payload, true, next_mask_key(), rsv1);
     schedule_flush();
   }
 
-  // The write starts from the loop, so that the sends of one turn go out together.
+  // The write starts from the loop, so that the frames of one turn go out together: with
+  // the worker's other plain sockets' in one system call where it batches them
+  // (transport/send_batch.hpp: the frames are gathered when the batch goes), otherwise from
+  // a handler posted for it.
   void schedule_flush() {
     if (write_in_flight_ || flush_posted_) return;
+    if (transport::SendBatch* batch = batched_sends()) return write_batched(*batch);
     flush_posted_ = true;
     asio::post(ctx_.io, [self = shared_from_this()] {
       self->flush_posted_ = false;
       self->flush();
     });
+  }
+
+  transport::SendBatch* batched_sends() {
+    return stream_ && stream_->is_open() && !stream_->is_tls() ? ctx_.send_batch() : nullptr;
+  }
+
+  void write_batched(transport::SendBatch& batch) {
+    write_in_flight_ = true;
+    // `this` outlives the gather: the handler, which the batch runs after it, owns it.
+    stream_->async_write_gathered(
+        batch,
+        [this](std::array<iovec, transport::SendBatch::kMaxBuffers>& buffers) -> std::size_t {
+          writing_.swap(pending_);
+          buffers[0] = iovec{writing_.data(), writing_.size()};
+          return writing_.empty() ? 0 : 1;
+        },
+        [self = shared_from_this()](const error_code& ec, std::size_t, Nanos) { self->on_written(ec); });
   }
 
   void flush() {
@@ -642,17 +666,28 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
                          [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
   }
 
+  // The output buffers come from the worker's spare strings and go back to them when the
+  // connection is idle: a held socket owns none, and its heartbeat allocates none.
+  static bool owns_buffer(const std::string& buffer) { return buffer.capacity() > std::string().capacity(); }
+
+  void give_back(std::string& buffer) {
+    if (owns_buffer(buffer)) ctx_.give_back_text(std::exchange(buffer, std::string()));
+  }
+
   void on_written(const error_code& ec) {
     write_in_flight_ = false;
     writing_.clear();
     if (ec) {
-      std::string().swap(pending_);
+      give_back(pending_);
       return on_transport_failure(transport::Failure{transport::Step::write, ec, {}});
     }
-    if (!pending_.empty()) return flush();
+    if (!pending_.empty()) {
+      if (transport::SendBatch* batch = batched_sends()) return write_batched(*batch);
+      return flush();
+    }
     // Idle: give the buffers back.
-    std::string().swap(writing_);
-    std::string().swap(pending_);
+    give_back(writing_);
+    give_back(pending_);
     if (close_after_write_) shutdown_socket();
   }
 

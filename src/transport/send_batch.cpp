@@ -24,6 +24,7 @@ struct SendBatch::Entry {
   std::size_t count = 0;
   msghdr message{};  // filled at the flush: it points into `buffers`, and entries move until then
   StillWanted still_wanted;
+  Gather gather;  // set: `buffers` and `count` come from it at the flush
   Done done;
   int result = 0;  // the send's completion: bytes sent, or -errno
   bool submitted = false;
@@ -57,18 +58,28 @@ SendBatch::~SendBatch() = default;
 
 void SendBatch::queue(int fd, const std::array<iovec, kMaxBuffers>& buffers, std::size_t count,
                       StillWanted still_wanted, Done done) {
-  Entry& entry = queued_.emplace_back();
-  entry.fd = fd;
+  Entry& entry = add(fd, std::move(done));
   entry.buffers = buffers;
   entry.count = count;
   entry.still_wanted = std::move(still_wanted);
+}
+
+void SendBatch::queue_gathered(int fd, Gather gather, Done done) {
+  add(fd, std::move(done)).gather = std::move(gather);
+}
+
+SendBatch::Entry& SendBatch::add(int fd, Done done) {
+  Entry& entry = queued_.emplace_back();
+  entry.fd = fd;
   entry.done = std::move(done);
-  if (flush_posted_) return;
-  flush_posted_ = true;
-  // Posted behind the handlers already due, so the sends those make join this batch too.
-  boost::asio::post(io_, [this, alive = std::weak_ptr<const char>(alive_)] {
-    if (!alive.expired()) flush();
-  });
+  if (!flush_posted_) {
+    flush_posted_ = true;
+    // Posted behind the handlers already due, so the sends those make join this batch too.
+    boost::asio::post(io_, [this, alive = std::weak_ptr<const char>(alive_)] {
+      if (!alive.expired()) flush();
+    });
+  }
+  return entry;
 }
 
 void SendBatch::flush() {
@@ -106,6 +117,7 @@ void SendBatch::flush() {
   for (std::size_t i = 0; i < flushing_.size(); ++i) {
     Entry& entry = flushing_[i];
     if (entry.still_wanted && !entry.still_wanted()) continue;
+    if (entry.gather && (entry.count = entry.gather(entry.buffers)) == 0) continue;
     io_uring_sqe* sqe = io_uring_get_sqe(ring);
     if (sqe == nullptr) {
       submit();

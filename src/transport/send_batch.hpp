@@ -49,6 +49,10 @@ class SendBatch {
   // Asked just before the send is made: false when the stream closed meanwhile (its file
   // descriptor may by now belong to another socket, which must not get these bytes).
   using StillWanted = InlineFunction<bool(), 32>;
+  // Asked just before the send is made, instead of buffers given up front: fills `buffers`
+  // and returns how many it filled, or 0 for no send after all (then `done` is told
+  // operation_aborted, as for StillWanted's no). The buffers must stay alive until `done`.
+  using Gather = InlineFunction<std::size_t(std::array<iovec, kMaxBuffers>& buffers), 64>;
 
   // Null when io_uring cannot be used here (see the top of this file).
   static std::unique_ptr<SendBatch> open(boost::asio::io_context& io, const Clock& clock);
@@ -61,6 +65,9 @@ class SendBatch {
   // on socket `fd`; it is made with every other send queued before the loop's next turn.
   void queue(int fd, const std::array<iovec, kMaxBuffers>& buffers, std::size_t count, StillWanted still_wanted,
              Done done);
+  // The same, with the bytes asked for by `gather` when the batch is sent: a caller can keep
+  // adding to them for the rest of the loop turn (a WebSocket's frames of one turn, one send).
+  void queue_gathered(int fd, Gather gather, Done done);
 
   // For tests and the design note's numbers: submissions made, sends they carried.
   std::size_t submissions() const { return submissions_; }
@@ -70,6 +77,7 @@ class SendBatch {
   struct Ring;
   struct Entry;
   SendBatch(boost::asio::io_context& io, const Clock& clock, std::unique_ptr<Ring> ring);
+  Entry& add(int fd, Done done);  // a new entry of the next batch, whose flush it posts
   void flush();
 
   boost::asio::io_context& io_;

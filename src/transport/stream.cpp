@@ -377,30 +377,59 @@ void Stream::async_write_batched(SendBatch& batch, std::span<const boost::asio::
     return;
   }
   if (!alive_) alive_ = std::make_shared<const char>('\0');
-  const std::weak_ptr<const char> alive = alive_;
   batch.queue(
-      socket_.native_handle(), iov, count, [this, alive] { return !alive.expired() && socket_.is_open(); },
-      [this, alive, total, handler = std::move(handler)](const boost::system::error_code& ec, std::size_t sent,
-                                                         Nanos sent_at, std::span<const iovec> queued) mutable {
-        if (ec || sent == total) return handler(ec, sent, sent_at);
-        if (alive.expired()) return handler(boost::asio::error::operation_aborted, sent, sent_at);
-        // The socket took only part (its buffer was full): the rest once it has room.
-        std::vector<boost::asio::const_buffer> rest;
-        std::size_t skip = sent;
-        for (const iovec& buffer : queued) {
-          if (skip >= buffer.iov_len) {
-            skip -= buffer.iov_len;
-            continue;
-          }
-          rest.emplace_back(static_cast<const char*>(buffer.iov_base) + skip, buffer.iov_len - skip);
-          skip = 0;
-        }
-        boost::asio::async_write(socket_, rest,
-                                 [handler = std::move(handler), sent, sent_at](const boost::system::error_code& error,
-                                                                               std::size_t more) {
-                                   handler(error, sent + more, sent_at);
-                                 });
-      });
+      socket_.native_handle(), iov, count,
+      [this, alive = std::weak_ptr<const char>(alive_)] { return !alive.expired() && socket_.is_open(); },
+      batched_done(std::move(handler)));
+}
+
+void Stream::async_write_gathered(SendBatch& batch, Gather gather, BatchedWriteHandler handler) {
+  if (tls_) {
+    std::array<iovec, SendBatch::kMaxBuffers> iov{};
+    const std::size_t count = gather(iov);
+    std::vector<boost::asio::const_buffer> all;
+    for (std::size_t i = 0; i < count; ++i) all.emplace_back(iov[i].iov_base, iov[i].iov_len);
+    async_write(all, [handler = std::move(handler)](const boost::system::error_code& ec, std::size_t n) {
+      handler(ec, n, 0);
+    });
+    return;
+  }
+  if (!alive_) alive_ = std::make_shared<const char>('\0');
+  batch.queue_gathered(
+      socket_.native_handle(),
+      [this, alive = std::weak_ptr<const char>(alive_), gather = std::move(gather)](
+          std::array<iovec, SendBatch::kMaxBuffers>& buffers) mutable -> std::size_t {
+        // Closed meanwhile: its descriptor may by now be another socket's.
+        return !alive.expired() && socket_.is_open() ? gather(buffers) : 0;
+      },
+      batched_done(std::move(handler)));
+}
+
+SendBatch::Done Stream::batched_done(BatchedWriteHandler handler) {
+  return [this, alive = std::weak_ptr<const char>(alive_), handler = std::move(handler)](
+             const boost::system::error_code& ec, std::size_t sent, Nanos sent_at,
+             std::span<const iovec> queued) mutable {
+    std::size_t total = 0;
+    for (const iovec& buffer : queued) total += buffer.iov_len;
+    if (ec || sent == total) return handler(ec, sent, sent_at);
+    if (alive.expired()) return handler(boost::asio::error::operation_aborted, sent, sent_at);
+    // The socket took only part (its buffer was full): the rest once it has room.
+    std::vector<boost::asio::const_buffer> rest;
+    std::size_t skip = sent;
+    for (const iovec& buffer : queued) {
+      if (skip >= buffer.iov_len) {
+        skip -= buffer.iov_len;
+        continue;
+      }
+      rest.emplace_back(static_cast<const char*>(buffer.iov_base) + skip, buffer.iov_len - skip);
+      skip = 0;
+    }
+    boost::asio::async_write(socket_, rest,
+                             [handler = std::move(handler), sent, sent_at](const boost::system::error_code& error,
+                                                                           std::size_t more) {
+                               handler(error, sent + more, sent_at);
+                             });
+  };
 }
 
 void Stream::close() {

@@ -34,6 +34,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/write.hpp>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -114,6 +115,12 @@ class Stream {
   using BatchedWriteHandler = InlineFunction<void(const boost::system::error_code&, std::size_t, Nanos sent_at), 32>;
   void async_write_batched(SendBatch& batch, std::span<const boost::asio::const_buffer> buffers,
                            BatchedWriteHandler handler);
+  // The same, with the bytes asked for by `gather` when the batch goes (SendBatch::Gather):
+  // what the caller adds for the rest of this loop turn leaves in the same send. Not asked,
+  // and the handler told operation_aborted, if the stream closes first. A TLS stream asks
+  // at once and writes as async_write does. Its captures stay inline (up to 24 bytes).
+  using Gather = InlineFunction<std::size_t(std::array<iovec, SendBatch::kMaxBuffers>& buffers), 24>;
+  void async_write_gathered(SendBatch& batch, Gather gather, BatchedWriteHandler handler);
 
   // Copies what has arrived into `into` without blocking. Returns the byte count (> 0), or 0
   // with `ec` set: would_block (wait, then read again), eof / stream_truncated (the peer
@@ -256,6 +263,10 @@ class Stream {
     std::size_t written_ = 0;
     bool started_ = false;  // a wait has run: the handler may be called directly
   };
+
+  // A batched send's completion: the handler, once all is sent (the rest written as
+  // async_write would when the socket took only part).
+  SendBatch::Done batched_done(BatchedWriteHandler handler);
 
   // For TlsWrite: while the server's renegotiation is in progress, the timer to wait on
   // (cancelled when the reads have finished the handshake, or the stream closes); else null.

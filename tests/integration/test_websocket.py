@@ -84,6 +84,36 @@ return {{ options = {{ vus = 2, iterations = 2 }},
             r = run(["run", self.scenario(peer.url, BODY, "{ compression = true }"), "--quiet"])
         self.assertChecksPass(r)
 
+    def test_frames_sent_in_one_turn_arrive_whole_and_in_order_batched_or_not(self):
+        # A socket's frames of one loop turn leave in one send, gathered when the worker's
+        # batch of sends goes (io_uring), or in one posted write with STAMPEDE_IO_URING=0. An
+        # 8 MB message among them outgrows the socket's buffer (4 MB at most here): its rest is
+        # written once there is room, and the frames queued behind it follow it, never
+        # overtake it.
+        body = """
+  local ws = websocket.connect(URL)
+  local sent = {}
+  for i = 1, 40 do
+    local m = (i == 20) and string.rep(string.char(65 + vu.id % 26), 8000000) or ("m" .. vu.id .. "." .. i)
+    sent[i] = m
+    ws:send(m)
+  end
+  local same = true
+  for i = 1, 40 do
+    local got = ws:await({ timeout = 5000 })
+    same = same and got.data == sent[i]
+  end
+  stampede.check("echoed whole and in order", same)
+  ws:close()
+"""
+        for env in ({}, {"STAMPEDE_IO_URING": "0"}):
+            with WsPeer() as peer:
+                r = run(["run", self.scenario(peer.url, body), "--quiet"], env=env)
+            self.assertChecksPass(r)
+            self.assertRegex(r.out, r"echoed whole and in order\s+100\.00%\s+\(2 / 2\)", (env, r))
+            self.assertEqual(r.metric("ws.messages.sent")["count"], 2 * 40, (env, r))
+            self.assertEqual(r.metric("ws.messages")["count"], 2 * 40, (env, r))
+
     def test_messages_survive_the_server_closing(self):
         with WsPeer() as peer:
             r = run(["run", self.scenario(peer.url, """

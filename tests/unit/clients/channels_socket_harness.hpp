@@ -18,7 +18,7 @@ namespace stampede::clients {
 struct ChannelsSocketHarness {
   explicit ChannelsSocketHarness(ChannelsOptions options) : sink(registry), ctx(io, sink, clock) {
     socket = std::make_shared<ChannelsSocket>(
-        ctx, std::move(options), [this](std::string data, bool) { sent.push_back(std::move(data)); },
+        ctx, std::move(options), [this](std::string_view data, bool) { sent.emplace_back(data); },
         [this](std::uint16_t, std::string reason) { closed_with = std::move(reason); });
     socket->on_open();
   }

@@ -107,7 +107,7 @@ TEST_F(ChannelsSocketTest, BufferIsBoundedAndCountsWhatItDrops) {
   ChannelsOptions options;
   options.heartbeat_interval = 0;
   options.buffer_limit = 2;
-  auto small = std::make_shared<ChannelsSocket>(ctx, options, [](std::string, bool) {}, [](std::uint16_t, std::string) {});
+  auto small = std::make_shared<ChannelsSocket>(ctx, options, [](std::string_view, bool) {}, [](std::uint16_t, std::string) {});
   small->on_open();
   for (int i = 0; i < 5; ++i) small->on_frame(R"([null,null,"t","e",{}])", false);
   EXPECT_EQ(small->find("t", "e", 0)->seq, 4u);
@@ -122,7 +122,7 @@ TEST_F(ChannelsSocketTest, V1RepliesHaveNoJoinRef) {
   options.heartbeat_interval = 0;
   options.serializer = phx::Serializer::V1;
   std::vector<std::string> out;
-  auto v1 = std::make_shared<ChannelsSocket>(ctx, options, [&](std::string d, bool) { out.push_back(d); },
+  auto v1 = std::make_shared<ChannelsSocket>(ctx, options, [&](std::string_view d, bool) { out.emplace_back(d); },
                                              [](std::uint16_t, std::string) {});
   v1->on_open();
   std::optional<ChannelReply> joined;
@@ -154,7 +154,7 @@ TEST(ChannelsSocketOneLineFrames, AFrameWithALineBreakIsRefusedBeforeItIsSent) {
   };
   std::vector<std::string> sent;
   auto socket = std::make_shared<ChannelsSocket>(
-      ctx, options, [&sent](std::string data, bool) { sent.push_back(std::move(data)); }, [](std::uint16_t, std::string) {});
+      ctx, options, [&sent](std::string_view data, bool) { sent.emplace_back(data); }, [](std::uint16_t, std::string) {});
   socket->on_open();
   bool called = false;
   EXPECT_THROW(socket->push("room:a", "pretty", "{}", false, 0, [&called](const ChannelReply&) { called = true; }),

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/read.hpp>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -197,6 +198,71 @@ TEST_F(SendBatchTest, APeerThatResetIsTheSocketsError) {
   write(*stream, {asio::buffer(request)}, w);
   run_until([&] { return w.done; });
   EXPECT_TRUE(w.ec == asio::error::connection_reset || w.ec == asio::error::broken_pipe) << w.ec.message();
+}
+
+// Gathered writes (a WebSocket's frames): the bytes are asked for when the batch goes, so
+// what the caller adds after queueing, in the same turn, leaves in the same send.
+TEST_F(SendBatchTest, AGatheredWriteTakesWhatWasAddedLaterInTheTurn) {
+  auto [a, peer_a] = connected();
+  auto [b, peer_b] = connected();
+  std::string frames_a = "first";
+  std::string frames_b = "other";
+  int asked = 0;
+  Written wa, wb;
+  auto gather_from = [&asked](std::string& frames) {
+    return [&asked, &frames](std::array<iovec, SendBatch::kMaxBuffers>& buffers) -> std::size_t {
+      ++asked;
+      buffers[0] = iovec{frames.data(), frames.size()};
+      return 1;
+    };
+  };
+  a->async_write_gathered(*batch, gather_from(frames_a),
+                          [&wa](const error_code& ec, std::size_t n, Nanos at) { wa = Written{true, ec, n, at}; });
+  b->async_write_gathered(*batch, gather_from(frames_b),
+                          [&wb](const error_code& ec, std::size_t n, Nanos at) { wb = Written{true, ec, n, at}; });
+  EXPECT_EQ(asked, 0) << "asked only when the batch goes";
+  frames_a += ", second";  // later in the same turn
+  run_until([&] { return wa.done && wb.done; });
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(batch->submissions(), 1u);
+  EXPECT_EQ(batch->sends(), 2u);
+  EXPECT_FALSE(wa.ec) << wa.ec.message();
+  EXPECT_EQ(wa.bytes, frames_a.size());
+  EXPECT_EQ(drain(*peer_a), "first, second");
+  EXPECT_EQ(drain(*peer_b), "other");
+}
+
+TEST_F(SendBatchTest, AGatheredWriteOnAStreamClosedMeanwhileIsNeitherAskedNorSent) {
+  auto [stream, peer] = connected();
+  bool asked = false;
+  const std::string frames = "never";
+  Written w;
+  stream->async_write_gathered(
+      *batch,
+      [&](std::array<iovec, SendBatch::kMaxBuffers>& buffers) -> std::size_t {
+        asked = true;
+        buffers[0] = iovec{const_cast<char*>(frames.data()), frames.size()};
+        return 1;
+      },
+      [&w](const error_code& ec, std::size_t n, Nanos at) { w = Written{true, ec, n, at}; });
+  stream->close();
+  auto [next, next_peer] = connected();  // may take the closed one's descriptor
+  run_until([&] { return w.done; });
+  EXPECT_FALSE(asked);
+  EXPECT_EQ(w.ec, asio::error::operation_aborted);
+  EXPECT_EQ(batch->sends(), 0u);
+  EXPECT_EQ(drain(*next_peer), "");
+}
+
+TEST_F(SendBatchTest, AGatherWithNothingToSendIsToldAborted) {
+  auto [stream, peer] = connected();
+  Written w;
+  stream->async_write_gathered(
+      *batch, [](std::array<iovec, SendBatch::kMaxBuffers>&) -> std::size_t { return 0; },
+      [&w](const error_code& ec, std::size_t n, Nanos at) { w = Written{true, ec, n, at}; });
+  run_until([&] { return w.done; });
+  EXPECT_EQ(w.ec, asio::error::operation_aborted);
+  EXPECT_EQ(batch->sends(), 0u);
 }
 
 TEST(SendBatchSwitch, StampedeIoUringZeroTurnsItOff) {
