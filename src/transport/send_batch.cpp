@@ -56,6 +56,8 @@ SendBatch::SendBatch(boost::asio::io_context& io, const Clock& clock, std::uniqu
 
 SendBatch::~SendBatch() = default;
 
+std::size_t SendBatch::kept_capacity() const { return queued_.capacity() + flushing_.capacity(); }
+
 void SendBatch::queue(int fd, const std::array<iovec, kMaxBuffers>& buffers, std::size_t count,
                       StillWanted still_wanted, Done done) {
   Entry& entry = add(fd, std::move(done));
@@ -160,6 +162,9 @@ void SendBatch::flush() {
     throw;
   }
   flushing_.clear();
+  // A worker that fell behind may send thousands at once (a held rank's heartbeats after a
+  // stall of seconds): such a batch's room is not kept, or every rank would hold megabytes.
+  if (flushing_.capacity() > kRingEntries) std::vector<Entry>().swap(flushing_);
 }
 
 }  // namespace stampede::transport

@@ -72,6 +72,8 @@ class SendBatch {
   // For tests and the design note's numbers: submissions made, sends they carried.
   std::size_t submissions() const { return submissions_; }
   std::size_t sends() const { return sends_; }
+  // Entries' room kept between batches (for tests): at most two ring's worth.
+  std::size_t kept_capacity() const;
 
  private:
   struct Ring;

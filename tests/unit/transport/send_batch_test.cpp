@@ -265,6 +265,29 @@ TEST_F(SendBatchTest, AGatherWithNothingToSendIsToldAborted) {
   EXPECT_EQ(batch->sends(), 0u);
 }
 
+// A worker that fell behind sends thousands in one turn (a rank's heartbeats after a stall):
+// the batch does not keep room for that many afterwards.
+TEST_F(SendBatchTest, ABigBatchsRoomIsNotKept) {
+  auto [stream, peer] = connected();
+  constexpr int kSends = 1500;
+  const std::string frame = "hb";
+  int done = 0;
+  for (int i = 0; i < kSends; ++i) {
+    stream->async_write_gathered(
+        *batch,
+        [&frame](std::array<iovec, SendBatch::kMaxBuffers>& buffers) -> std::size_t {
+          buffers[0] = iovec{const_cast<char*>(frame.data()), frame.size()};
+          return 1;
+        },
+        [&done](const error_code& ec, std::size_t, Nanos) { done += ec ? 0 : 1; });
+  }
+  EXPECT_GE(batch->kept_capacity(), static_cast<std::size_t>(kSends));
+  run_until([&] { return done == kSends; });
+  EXPECT_EQ(batch->sends(), static_cast<std::size_t>(kSends));
+  EXPECT_EQ(drain(*peer).size(), kSends * frame.size());
+  EXPECT_LE(batch->kept_capacity(), 512u) << "room for a burst of " << kSends << " kept";
+}
+
 TEST(SendBatchSwitch, StampedeIoUringZeroTurnsItOff) {
   asio::io_context io;
   ManualClock clock;
