@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.reconnect = true;
   std::vector<std::string> sent;
   auto socket = std::make_shared<clients::ChannelsSocket>(
-      ctx, options, [&](std::string frame, bool) { sent.push_back(std::move(frame)); },
+      ctx, options, [&](std::string_view frame, bool) { sent.emplace_back(frame); },
       [](std::uint16_t, std::string) {});
   std::weak_ptr<clients::ChannelsSocket> weak = socket;
   std::map<int, int> answered;  // request id -> times its handler ran
