@@ -370,16 +370,11 @@ void Stream::async_write_batched(SendBatch& batch, std::span<const boost::asio::
     total += buffer.size();
   }
   if (!batchable || total == 0) {
-    std::vector<boost::asio::const_buffer> all(buffers.begin(), buffers.end());
-    async_write(all, [handler = std::move(handler)](const boost::system::error_code& ec, std::size_t n) {
-      handler(ec, n, 0);
-    });
-    return;
+    return write_unbatched(std::vector<boost::asio::const_buffer>(buffers.begin(), buffers.end()), std::move(handler));
   }
-  if (!alive_) alive_ = std::make_shared<const char>('\0');
   batch.queue(
       socket_.native_handle(), iov, count,
-      [this, alive = std::weak_ptr<const char>(alive_)] { return !alive.expired() && socket_.is_open(); },
+      [this, alive = batch_token()] { return !alive.expired() && socket_.is_open(); },
       batched_done(std::move(handler)));
 }
 
@@ -389,15 +384,11 @@ void Stream::async_write_gathered(SendBatch& batch, Gather gather, BatchedWriteH
     const std::size_t count = gather(iov);
     std::vector<boost::asio::const_buffer> all;
     for (std::size_t i = 0; i < count; ++i) all.emplace_back(iov[i].iov_base, iov[i].iov_len);
-    async_write(all, [handler = std::move(handler)](const boost::system::error_code& ec, std::size_t n) {
-      handler(ec, n, 0);
-    });
-    return;
+    return write_unbatched(std::move(all), std::move(handler));
   }
-  if (!alive_) alive_ = std::make_shared<const char>('\0');
   batch.queue_gathered(
       socket_.native_handle(),
-      [this, alive = std::weak_ptr<const char>(alive_), gather = std::move(gather)](
+      [this, alive = batch_token(), gather = std::move(gather)](
           std::array<iovec, SendBatch::kMaxBuffers>& buffers) mutable -> std::size_t {
         // Closed meanwhile: its descriptor may by now be another socket's.
         return !alive.expired() && socket_.is_open() ? gather(buffers) : 0;
@@ -405,8 +396,19 @@ void Stream::async_write_gathered(SendBatch& batch, Gather gather, BatchedWriteH
       batched_done(std::move(handler)));
 }
 
+std::weak_ptr<const char> Stream::batch_token() {
+  if (!alive_) alive_ = std::make_shared<const char>('\0');
+  return alive_;
+}
+
+void Stream::write_unbatched(std::vector<boost::asio::const_buffer> buffers, BatchedWriteHandler handler) {
+  async_write(buffers, [handler = std::move(handler)](const boost::system::error_code& ec, std::size_t n) mutable {
+    handler(ec, n, 0);
+  });
+}
+
 SendBatch::Done Stream::batched_done(BatchedWriteHandler handler) {
-  return [this, alive = std::weak_ptr<const char>(alive_), handler = std::move(handler)](
+  return [this, alive = batch_token(), handler = std::move(handler)](
              const boost::system::error_code& ec, std::size_t sent, Nanos sent_at,
              std::span<const iovec> queued) mutable {
     std::size_t total = 0;

@@ -44,6 +44,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "common/clock.hpp"
 #include "common/inline_function.hpp"
@@ -267,6 +268,12 @@ class Stream {
   // A batched send's completion: the handler, once all is sent (the rest written as
   // async_write would when the socket took only part).
   SendBatch::Done batched_done(BatchedWriteHandler handler);
+  // What a batched send's callbacks check before they touch the stream: expired once it is
+  // destroyed (made by the first batched write).
+  std::weak_ptr<const char> batch_token();
+  // A write that cannot go in a batch (TLS, too many buffers, nothing to send), made as
+  // async_write makes it; the handler gets sent_at 0 (the caller's own stamp stands).
+  void write_unbatched(std::vector<boost::asio::const_buffer> buffers, BatchedWriteHandler handler);
 
   // For TlsWrite: while the server's renegotiation is in progress, the timer to wait on
   // (cancelled when the reads have finished the handshake, or the stream closes); else null.
