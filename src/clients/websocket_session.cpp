@@ -406,8 +406,27 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
     wait_readable();
   }
 
+  // A plain socket waits with a read into its inbox: Asio queues a read without the
+  // epoll_ctl it makes for every wait (it tries the read at once instead, an EAGAIN), and a
+  // held socket's reply (a heartbeat's is ~65 bytes) is then read by the operation itself.
+  // More than the inbox holds is drained through the worker's read buffer. TLS waits.
   void wait_readable() {
-    stream_->async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+    if (stream_->is_tls()) {
+      stream_->async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+      return;
+    }
+    stream_->async_receive(asio::buffer(inbox_), [self = shared_from_this()](const error_code& ec, std::size_t n) {
+      self->on_received(ec, n);
+    });
+  }
+
+  void on_received(const error_code& ec, std::size_t n) {
+    if (!reading()) return;
+    if (transport::is_end_of_stream(ec)) return on_end_of_stream();
+    if (ec) return on_transport_failure(transport::Failure{transport::Step::read, ec, {}});
+    if (!consume(std::string_view(inbox_.data(), n)) || !reading()) return;
+    if (n == inbox_.size()) return on_readable({});  // it filled up: more may be there
+    wait_readable();
   }
 
   bool reading() const { return state_ == State::Connecting || state_ == State::Open || state_ == State::Closing || draining_; }
@@ -422,10 +441,9 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
       const std::size_t n = stream_->read_available(asio::buffer(buffer), read_ec);
       if (n > 0) {
         if (!consume(std::string_view(buffer.data(), n)) || !reading()) return;
-        // A short read drained a plain socket: wait for the next edge rather than pay for a
-        // read that would only say EAGAIN (a held socket's reply is one short read). The wait
-        // re-arms epoll, which reports bytes that came meanwhile. TLS may hold decrypted
-        // bytes the socket no longer shows, so it reads until EAGAIN.
+        // A short read drained a plain socket: wait (its waiting read finds bytes that came
+        // meanwhile). TLS may hold decrypted bytes the socket no longer shows, so it reads
+        // until EAGAIN.
         if (n < buffer.size() && !stream_->is_tls()) return wait_readable();
         continue;
       }
@@ -732,6 +750,9 @@ class WebSocketSession::Connection : public std::enable_shared_from_this<Connect
   std::unique_ptr<ws::Deflater> deflater_;    // made on the first message sent
   std::unique_ptr<ws::Inflater> inflater_;    // made on the first compressed message received
 
+  // What a plain socket's waiting read lands in (wait_readable): small, because a held
+  // socket always has one, and its usual input (a heartbeat's reply) is smaller still.
+  std::array<char, 96> inbox_;
   std::string pending_;  // frames queued, not yet handed to the socket
   std::string writing_;  // frames of the write in flight
   bool write_in_flight_ = false;

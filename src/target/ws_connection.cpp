@@ -82,8 +82,8 @@ void WsConnection::read_available() {
     }
     last_heard_ = SteadyClock::monotonic_now();
     consume(std::string_view(buffer.data(), n), last_heard_);
-    // A short read drained the socket: wait for the next edge rather than pay for a read
-    // that would only say EAGAIN.
+    // A short read drained the socket: wait (the waiting read finds bytes that came
+    // meanwhile).
     if (n < buffer.size()) {
       if (state_ != State::Closed) wait_readable();
       break;
@@ -96,15 +96,32 @@ void WsConnection::read_available() {
   arm_timer();
 }
 
+// Waits with a read into the socket's inbox: Asio queues a read without the epoll_ctl it
+// makes for every wait (it tries the read at once instead, an EAGAIN), and a held socket's
+// heartbeat (~45 bytes) is then read by the operation itself. More than the inbox holds is
+// drained through the worker's read buffer.
 void WsConnection::wait_readable() {
-  socket_.async_wait(Socket::wait_read, [self = shared_from_this()](const boost::system::error_code& ec) {
-    if (self->state_ == State::Closed) return;
-    if (ec) {
-      self->finish();
-      return;
-    }
-    self->read_available();
+  socket_.async_read_some(asio::buffer(inbox_), [self = shared_from_this()](const boost::system::error_code& ec,
+                                                                            std::size_t n) {
+    self->on_received(ec, n);
   });
+}
+
+void WsConnection::on_received(const boost::system::error_code& ec, std::size_t n) {
+  if (state_ == State::Closed) return;
+  if (ec) {
+    finish();  // EOF without a close frame, or a reset: nobody left to answer
+    return;
+  }
+  last_heard_ = SteadyClock::monotonic_now();
+  in_read_ = true;
+  consume(std::string_view(inbox_.data(), n), last_heard_);
+  in_read_ = false;
+  if (n == inbox_.size()) return read_available();  // it filled up: more may be there
+  if (state_ != State::Closed) wait_readable();
+  if (reader_.buffered() == 0) reader_.shrink();
+  flush();
+  arm_timer();
 }
 
 void WsConnection::consume(std::string_view bytes, Nanos now) {

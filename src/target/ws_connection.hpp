@@ -14,6 +14,7 @@
 //
 // Idle memory: no read buffer (the worker's scratch is used and the reader keeps nothing
 // between messages), no write buffer (borrowed from the worker while there is output).
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -55,6 +56,7 @@ class WsConnection final : public std::enable_shared_from_this<WsConnection>, pr
 
   void read_available();
   void wait_readable();
+  void on_received(const boost::system::error_code& ec, std::size_t n);
   void consume(std::string_view bytes, Nanos now);
   void on_message(const proto::ws::WsEvent& event, Nanos now);
   void on_peer_close(std::uint16_t code);
@@ -83,6 +85,9 @@ class WsConnection final : public std::enable_shared_from_this<WsConnection>, pr
   std::unique_ptr<LiveViewSession> liveview_;      // /live/websocket (apart: most sockets are not)
   std::unique_ptr<proto::ws::Deflater> deflater_;  // permessage-deflate, when negotiated
   std::unique_ptr<proto::ws::Inflater> inflater_;
+  // What the waiting read lands in (wait_readable): small, because a held socket always has
+  // one, and its usual input (a heartbeat) is smaller still.
+  std::array<char, 96> inbox_;
   std::string early_bytes_;  // sent by the client right behind its upgrade request
   std::string out_;          // the write in flight, or the frames of the next one
   std::string next_;         // frames queued while out_ is being written

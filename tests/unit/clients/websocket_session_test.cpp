@@ -127,6 +127,29 @@ TEST_F(WebSocketSessionTest, EchoesTextAndBinaryAndCountsThem) {
   EXPECT_EQ(snapshot.requests.failed, 0u);
 }
 
+// A waiting plain socket's read lands in a 96-byte inbox (websocket_session.cpp,
+// wait_readable); a frame that fills it exactly, or runs past it, is finished through the
+// worker's read buffer.
+TEST_F(WebSocketSessionTest, FramesAroundTheWaitingReadsSizeArriveWhole) {
+  WsTestServer server(echo);
+  Events events;
+  WebSocketSession session(ctx, events.callbacks());
+  ASSERT_TRUE(connect(session, server.url("/ws"), {}).ok());
+  // The echo's frame of payload n is n + 2 bytes: 84..110 crosses 96 on every side.
+  for (std::size_t n = 84; n <= 110; ++n) {
+    const std::string payload(n, static_cast<char>('a' + n % 26));
+    ASSERT_TRUE(session.send_text(payload));
+    ASSERT_TRUE(run_until([&] { return events.messages.size() == n - 83; })) << "payload " << n << " bytes";
+    EXPECT_EQ(events.messages.back().second, payload) << "payload " << n << " bytes, sent alone";
+  }
+  events.messages.clear();
+  for (std::size_t n = 84; n <= 110; ++n) ASSERT_TRUE(session.send_text(std::string(n, static_cast<char>('A' + n % 26))));
+  ASSERT_TRUE(run_until([&] { return events.messages.size() == 27; }));
+  for (std::size_t n = 84; n <= 110; ++n) {
+    EXPECT_EQ(events.messages[n - 84].second, std::string(n, static_cast<char>('A' + n % 26))) << "payload " << n << " bytes, sent in a row";
+  }
+}
+
 TEST_F(WebSocketSessionTest, SendsInARowGoOutInOneWrite) {
   std::string first_read;
   WsTestServer server([&](WsServerConnection& conn) {

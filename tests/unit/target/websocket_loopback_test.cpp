@@ -43,6 +43,24 @@ TEST(WebSocketLoopback, EchoesTextAndBinaryMessages) {
   EXPECT_EQ(binary.payload, std::string("\x01\x02\x03\xff", 4));
 }
 
+// A waiting socket's read lands in a 96-byte inbox (WsConnection::wait_readable); a frame
+// that fills it exactly, or runs past it, is finished through the worker's read buffer.
+TEST(WebSocketLoopback, FramesAroundTheWaitingReadsSizeArriveWhole) {
+  auto server = start_ws_server();
+  WsTestClient client(server->port());
+  client.open("/ws");
+  // A masked frame of payload n is n + 6 bytes: 80..110 crosses 96 on every side.
+  for (std::size_t n = 80; n <= 110; ++n) {
+    const std::string payload(n, static_cast<char>('a' + n % 26));
+    client.send_text(payload);
+    EXPECT_EQ(client.next_text(), payload) << "payload " << n << " bytes, sent alone";
+  }
+  for (std::size_t n = 80; n <= 110; ++n) client.send_text(std::string(n, static_cast<char>('A' + n % 26)));
+  for (std::size_t n = 80; n <= 110; ++n) {
+    EXPECT_EQ(client.next_text(), std::string(n, static_cast<char>('A' + n % 26))) << "payload " << n << " bytes, sent in a row";
+  }
+}
+
 TEST(WebSocketLoopback, EchoesAFragmentedMessageWhole) {
   auto server = start_ws_server();
   WsTestClient client(server->port());
