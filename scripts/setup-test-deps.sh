@@ -35,6 +35,10 @@ command -v file >/dev/null || need+=(file)
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
 # The openssl command makes a throwaway certificate for the SSE client's TLS test.
 command -v openssl >/dev/null || need+=(openssl)
+# ss (iproute2) counts the connections bench/hundred-thousand holds (tests/integration/
+# test_mpi_hold_scale.py), and ip makes the namespaces of the benches and the netns tests.
+command -v ss >/dev/null || need+=(iproute2)
+command -v ip >/dev/null || need+=(iproute2)
 # The container image test (tests/container): mmdebstrap makes the Debian root filesystem,
 # rootful podman builds and runs the image (runc: crun refuses hybrid cgroup hierarchies),
 # ssh-keygen makes the key an MPI operator would mount, PyYAML reads the MPIJob example.
