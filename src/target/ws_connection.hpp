@@ -12,8 +12,9 @@
 // wait for the peer's close reply. It is re-armed only when it fires or must fire earlier,
 // not on every read: a read just records the time.
 //
-// Idle memory: no read buffer (the worker's scratch is used and the reader keeps nothing
-// between messages), no write buffer (borrowed from the worker while there is output).
+// Idle memory: a 96-byte inbox for the waiting read, no other read buffer (more is read
+// into the worker's scratch and the reader keeps nothing between messages), no write buffer
+// (borrowed from the worker while there is output).
 #include <array>
 #include <cstdint>
 #include <memory>
