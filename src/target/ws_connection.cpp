@@ -89,6 +89,10 @@ void WsConnection::read_available() {
       break;
     }
   }
+  end_read();
+}
+
+void WsConnection::end_read() {
   in_read_ = false;
   // Nothing half-read: let go of the reader's buffers, so an idle socket holds none.
   if (reader_.buffered() == 0) reader_.shrink();
@@ -116,12 +120,9 @@ void WsConnection::on_received(const boost::system::error_code& ec, std::size_t 
   last_heard_ = SteadyClock::monotonic_now();
   in_read_ = true;
   consume(std::string_view(inbox_.data(), n), last_heard_);
-  in_read_ = false;
   if (n == inbox_.size()) return read_available();  // it filled up: more may be there
   if (state_ != State::Closed) wait_readable();
-  if (reader_.buffered() == 0) reader_.shrink();
-  flush();
-  arm_timer();
+  end_read();
 }
 
 void WsConnection::consume(std::string_view bytes, Nanos now) {

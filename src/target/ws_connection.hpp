@@ -58,6 +58,7 @@ class WsConnection final : public std::enable_shared_from_this<WsConnection>, pr
   void read_available();
   void wait_readable();
   void on_received(const boost::system::error_code& ec, std::size_t n);
+  void end_read();  // after a read's bytes are consumed: what they queued goes out
   void consume(std::string_view bytes, Nanos now);
   void on_message(const proto::ws::WsEvent& event, Nanos now);
   void on_peer_close(std::uint16_t code);
