@@ -40,4 +40,14 @@ inline long long share_of(long long total, int parts, int index) {
   return total / parts + (index < total % parts ? 1 : 0);
 }
 
+// The totals whose share_of(total, parts, index) is `share`: [first, last]. Part `index`
+// gains a unit each time the total passes a multiple of `parts` plus `index`.
+struct TotalRange {
+  long long first;
+  long long last;
+};
+inline TotalRange totals_with_share(long long share, int parts, int index) {
+  return {(share - 1) * parts + index + 1, share * parts + index};
+}
+
 }  // namespace stampede

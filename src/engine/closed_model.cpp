@@ -94,7 +94,10 @@ class ClosedModel final : public Executor {
     }
     if (live > want) retire(live - want);
     h_.set_live_vus(static_cast<long long>(active_.size()));
-    if (auto next = schedule_.next_change_after(t)) change_timer_->arm(h_.start() + *next, [this] { adjust(); });
+    // Wakes when this worker's share changes, not the total: one of n workers wakes for
+    // every n-th VU of a ramp.
+    const auto [lo, hi] = totals_with_share(want, h_.settings().count, h_.settings().index);
+    if (auto next = schedule_.next_outside_after(t, lo, hi)) change_timer_->arm(h_.start() + *next, [this] { adjust(); });
   }
 
   // Ramp-down: the newest VUs go first. Without a graceful stop they stop at once.

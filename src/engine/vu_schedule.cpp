@@ -31,33 +31,31 @@ long long VuSchedule::vus_at(Nanos t) const {
   return level;
 }
 
-std::optional<Nanos> VuSchedule::next_change_after(Nanos t) const {
-  const long long current = vus_at(t);
+std::optional<Nanos> VuSchedule::next_outside_after(Nanos t, long long lo, long long hi) const {
+  const auto outside = [&](long long level) { return level < lo || level > hi; };
   long long level = std::llround(shape_.start);
   Nanos stage_start = 0;
   for (const Stage& s : shape_.stages) {
     const long long target = std::llround(s.target);
     const Nanos stage_end = stage_start + s.duration;
     if (stage_end > t && s.duration > 0) {
-      if (stage_start > t && level != current) return stage_start;
-      if (target != level) {
+      if (stage_start > t && outside(level)) return stage_start;  // a jump (a stage of no duration) before it
+      // The first level outside in the line's direction, if the line gets there in this stage.
+      const long long bound = target > level ? hi + 1 : lo - 1;
+      if (target != level && (target > level ? target >= bound : target <= bound)) {
         // The level moves one unit each time span * elapsed / duration crosses an integer:
-        // unit k is reached at elapsed = ceil(k * duration / span).
+        // unit k is reached at elapsed = ceil(k * duration / span). The level at t is
+        // inside, so `bound` is reached after t.
         const long long span = target > level ? target - level : level - target;
-        const Nanos from = t >= stage_start ? t - stage_start : 0;
-        const long long moved = level_in_stage(level, target, from, s.duration);
-        const long long k = (moved > level ? moved - level : level - moved) + 1;
-        if (k <= span) {
-          const auto num = static_cast<Wide>(k) * s.duration;
-          const auto when = static_cast<Nanos>((num + span - 1) / span);
-          return stage_start + when;
-        }
+        const long long k = bound > level ? bound - level : level - bound;
+        const auto num = static_cast<Wide>(k) * s.duration;
+        return stage_start + static_cast<Nanos>((num + span - 1) / span);
       }
     }
     level = target;
     stage_start = stage_end;
   }
-  if (stage_start > t && level != current) return stage_start;
+  if (stage_start > t && outside(level)) return stage_start;
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "engine/exhaustion_backoff.hpp"
 #include "executor_fixture.hpp"
@@ -111,6 +112,28 @@ TEST(ClosedModel, AWorkerRunsItsShareOfTheVus) {
     host.run(*executor);
     EXPECT_EQ(host.vus_created(), index == 0 ? 4 : 3) << "worker " << index;
   }
+}
+
+TEST(ClosedModel, AWorkerWakesForItsOwnShareOfARampNotEveryVu) {
+  // One of 56 workers (a rank of the million-user run) while 5,600 VUs ramp in over 100 s:
+  // it adds its 100 VUs, each when the total reaches it, with ~100 wake-ups, not 5,600.
+  const int index = 5;
+  FakeHost host(vus_shape(0, {{100 * kSecond, 5600}, {10 * kSecond, 5600}}), index, 56);
+  host.duration = [](const scenario::Vu&) { return 200 * kSecond; };  // one iteration each, past the end
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.vus_created(), 100);
+  std::vector<Nanos> starts;
+  for (const auto& vu : host.vus()) starts.push_back(host.started_at(vu));
+  std::sort(starts.begin(), starts.end());
+  // This worker's k-th VU (from 1) comes with the total's (k - 1) * 56 + index + 1-th, at
+  // ceil(that * 100 s / 5,600): the line, truncated.
+  for (long long k = 1; k <= 100; ++k) {
+    const long long unit = (k - 1) * 56 + index + 1;
+    EXPECT_EQ(starts[static_cast<std::size_t>(k - 1)], (unit * 100 * kSecond + 5599) / 5600) << "VU " << k;
+  }
+  // Arms: one iteration per VU, the fixture's begin and end, the change timer's ~100.
+  EXPECT_LE(host.sim().arms(), 100u + 2u + 102u);
 }
 
 TEST(ClosedModel, AVuOutOfALocalResourceRestsByItsBackoff) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace stampede::engine {
 namespace {
 
@@ -65,6 +67,49 @@ TEST(VuSchedule, JumpStageOfZeroDuration) {
   EXPECT_EQ(s.vus_at(kSecond - 1), 3);
   EXPECT_EQ(s.vus_at(kSecond), 8);
   EXPECT_EQ(*s.next_change_after(0), kSecond);
+}
+
+TEST(VuSchedule, APartWakesOnlyWhenItsShareChanges) {
+  // Up, down and up again through a jump: the times at which part `index` of 7 sees its share
+  // change are exactly those among every change of the total at which its share_of moves.
+  VuSchedule s(stages({{3 * kSecond, 40}, {2 * kSecond, 40}, {4 * kSecond, 9}, {0, 30}, {kSecond, 31}}, 2));
+  for (int index = 0; index < 7; ++index) {
+    std::vector<Nanos> expected;
+    Nanos t = 0;
+    while (auto next = s.next_change_after(t)) {
+      if (share_of(s.vus_at(*next), 7, index) != share_of(s.vus_at(t), 7, index)) expected.push_back(*next);
+      t = *next;
+    }
+    std::vector<Nanos> seen;
+    t = 0;
+    for (;;) {
+      const auto [lo, hi] = totals_with_share(share_of(s.vus_at(t), 7, index), 7, index);
+      const auto next = s.next_outside_after(t, lo, hi);
+      if (!next) break;
+      ASSERT_GT(*next, t);
+      seen.push_back(*next);
+      t = *next;
+    }
+    EXPECT_EQ(seen, expected) << "part " << index;
+    EXPECT_GE(seen.size(), 10u) << "part " << index;  // ~38 + 31 + 22 units of the total
+  }
+}
+
+TEST(Share, TotalsWithAShareAreExactlyThoseItIsTheShareOf) {
+  for (int parts : {1, 2, 7, 56}) {
+    for (int index = 0; index < parts; ++index) {
+      for (long long total = 0; total < 300; ++total) {
+        const long long share = share_of(total, parts, index);
+        const auto [first, last] = totals_with_share(share, parts, index);
+        EXPECT_LE(first, total);
+        EXPECT_GE(last, total);
+        if (first > 0) {
+          EXPECT_EQ(share_of(first - 1, parts, index), share - 1);
+        }
+        EXPECT_EQ(share_of(last + 1, parts, index), share + 1);
+      }
+    }
+  }
 }
 
 TEST(Share, PartsAddUpExactly) {
