@@ -36,7 +36,7 @@ boost::asio::ssl::context& ClientContext::tls(bool verify) {
 }
 
 WorkerTimers& ClientContext::timers() {
-  if (!timers_) timers_ = std::make_unique<WorkerTimers>(io, clock);
+  if (!timers_) timers_ = std::make_unique<WorkerTimers>(io, clock, grid_phase);
   return *timers_;
 }
 

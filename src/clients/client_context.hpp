@@ -50,8 +50,10 @@ class ClientContext {
   // connection owns no read buffer.
   std::string& read_buffer();
 
-  // Long-lived timers of the worker's sockets and VUs (heartbeats, sleeps) on one Asio timer.
+  // Long-lived timers of the worker's sockets and VUs (heartbeats, sleeps) on one Asio timer,
+  // their coarse grid (heartbeats) at `grid_phase` (clients::grid_phase; set before first use).
   WorkerTimers& timers();
+  Nanos grid_phase = 0;
 
   // HTTP request URLs parsed once for all the worker's VUs.
   UrlTargetCache http_urls{UrlSchemes::http};

@@ -142,12 +142,18 @@ std::size_t TimerHeap::fire_due(Nanos now) {
   }
 }
 
-WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock) : clock_(clock), timer_(io) {}
+WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock, Nanos phase)
+    : clock_(clock), phase_(phase), timer_(io) {}
 
-Nanos coarse_deadline(Nanos now, Nanos delay) {
+Nanos coarse_deadline(Nanos now, Nanos delay, Nanos phase) {
   const Nanos grid = std::clamp<Nanos>(delay / 100, kMicro, 100 * kMilli);
-  const Nanos at = now + delay;
-  return (at + grid - 1) / grid * grid;
+  const Nanos after_phase = now + delay - phase;
+  return (after_phase + grid - 1) / grid * grid + phase;
+}
+
+Nanos grid_phase(int index, int count) {
+  if (count <= 1) return 0;
+  return 100 * kMilli / count * (index % count);
 }
 
 void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {
@@ -156,7 +162,7 @@ void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* 
 }
 
 void WorkerTimers::schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg) {
-  const Nanos at = coarse_deadline(clock_.now(), delay);
+  const Nanos at = coarse_deadline(clock_.now(), delay, phase_);
   heap_.schedule_shared(t, at, fn, arg);
   after_arming(at);
 }

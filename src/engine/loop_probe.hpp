@@ -4,13 +4,13 @@
 // or a flood of completions runs every timer late, and so every arrival and every reply
 // read: that lateness ends up in the server's figures unless someone measures it.
 //
-// Why 100 ms, on multiples of 100 ms since the monotonic clock's zero: a worker holding idle
-// users wakes for little else, and each wake-up costs tens of µs on the VMs we run on. At
-// 20 ms the probe was most of an idle process's CPU (50 wake-ups a second: 0.3% of a core per
-// process, ~16% of a core for the 53 processes a million users need; docs/design/048). On
-// the grid it also falls on the same instants as the heartbeats' coarse timers
-// (clients/worker_timers: coarse_deadline), so both are served by one wake-up. A stall is
-// still measured whole (the next probe runs late by all of it); only hiccups shorter than
+// Why 100 ms, on the worker's grid (multiples of 100 ms past its phase, clients::grid_phase):
+// a worker holding idle users wakes for little else, and each wake-up costs tens of µs on the
+// VMs we run on. At 20 ms the probe was most of an idle process's CPU (50 wake-ups a second:
+// 0.3% of a core per process, ~16% of a core for the 53 processes a million users need;
+// docs/design/048). On the grid it also falls on the same instants as the heartbeats' coarse
+// timers (clients/worker_timers: coarse_deadline), so both are served by one wake-up. A stall
+// is still measured whole (the next probe runs late by all of it); only hiccups shorter than
 // the period can fall between two probes, as they could between 20 ms ones.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -23,8 +23,11 @@ namespace stampede::engine {
 class LoopProbe {
  public:
   static constexpr Nanos kPeriod = 100 * kMilli;
-  // The first probe's due time: the first multiple of kPeriod at or after `not_before`.
-  static Nanos first_due(Nanos not_before) { return (not_before + kPeriod - 1) / kPeriod * kPeriod; }
+  // The first probe's due time: the first multiple of kPeriod past `phase` at or after
+  // `not_before`.
+  static Nanos first_due(Nanos not_before, Nanos phase = 0) {
+    return (not_before - phase + kPeriod - 1) / kPeriod * kPeriod + phase;
+  }
 
   LoopProbe(boost::asio::io_context& io, const Clock& clock, metrics::MetricSink& sink);
   void start(Nanos first_due);  // absolute monotonic ns

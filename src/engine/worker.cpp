@@ -21,6 +21,7 @@ Worker::Worker(WorkerConfig config)
       ctx_(io_, sink_, clock_) {
   ctx_.local_addresses = config_.local_addresses;
   ctx_.next_local_address = static_cast<std::size_t>(config_.index);
+  ctx_.grid_phase = clients::grid_phase(config_.index, config_.count);
   m_iteration_ = sink_.id("iteration", metrics::Kind::Timing);
   m_iterations_ = sink_.id(metrics::names::kIterations, metrics::Kind::Counter);
   m_errors_ = sink_.id(metrics::names::kIterationErrors, metrics::Kind::Counter);
@@ -81,7 +82,7 @@ void Worker::run(Nanos start) {
   runtime_->set_run_start(start);
   set_live_vus(0);
   arm_second_timer();
-  loop_probe_.start(LoopProbe::first_due(start_ + LoopProbe::kPeriod));
+  loop_probe_.start(LoopProbe::first_due(start_ + LoopProbe::kPeriod, ctx_.grid_phase));
   const Nanos end = start_ + config_.shape.total_duration();
   end_timer_.expires_at(time_point_at(end));
   end_timer_.async_wait([this](const boost::system::error_code& ec) {

@@ -347,5 +347,47 @@ TEST(CoarseDeadline, NeverEarlyAtMostOnePercentLateAndShared) {
   EXPECT_LT(coarse_deadline(1, 3600 * kSecond) - (1 + 3600 * kSecond), 100 * kMilli);
 }
 
+// A worker's grid is shifted by its phase: the same guarantees, on points phase + k x grid.
+TEST(CoarseDeadline, AWorkersPhaseShiftsItsGridPoints) {
+  constexpr Nanos kThirty = 30 * kSecond;
+  constexpr Nanos kPhase = 37 * kMilli + 500 * kMicro;
+  for (const Nanos now : {Nanos{0}, Nanos{123'456'789}, 5 * kSecond + 1, Nanos{987'654'321'012}}) {
+    const Nanos at = coarse_deadline(now, kThirty, kPhase);
+    EXPECT_GE(at, now + kThirty);
+    EXPECT_LT(at, now + kThirty + 100 * kMilli);
+    EXPECT_EQ((at - kPhase) % (100 * kMilli), 0);
+  }
+  // 40 ms apart, both due by the point at 40.1375 s.
+  EXPECT_EQ(coarse_deadline(10 * kSecond + 40 * kMilli, kThirty, kPhase), 40 * kSecond + 137'500 * kMicro);
+  EXPECT_EQ(coarse_deadline(10 * kSecond + 80 * kMilli, kThirty, kPhase), 40 * kSecond + 137'500 * kMicro);
+  // Exactly on a shifted point: not moved.
+  EXPECT_EQ(coarse_deadline(kPhase, kThirty, kPhase), kPhase + kThirty);
+}
+
+// The run's workers' phases spread evenly over the 100 ms grid, each different.
+TEST(GridPhase, TheRunsWorkersSpreadOverTheGrid) {
+  EXPECT_EQ(grid_phase(0, 1), 0);
+  std::vector<Nanos> phases;
+  for (int i = 0; i < 56; ++i) phases.push_back(grid_phase(i, 56));
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    EXPECT_GE(phases[i], 0);
+    EXPECT_LT(phases[i], 100 * kMilli);
+    if (i > 0) {
+      EXPECT_GT(phases[i] - phases[i - 1], 1700 * kMicro);  // 100 ms / 56 = 1.79 ms apart
+    }
+  }
+  EXPECT_EQ(grid_phase(1, 2), 50 * kMilli);
+}
+
+// A held socket's heartbeat (schedule_coarse_after) goes out on its worker's shifted grid.
+TEST(WorkerTimers, ACoarseTimerFiresOnTheWorkersShiftedGrid) {
+  boost::asio::io_context io;
+  ManualClock clock(10 * kSecond + 3 * kMilli);
+  WorkerTimers timers(io, clock, grid_phase(3, 4));  // 75 ms
+  WorkerTimer t;
+  timers.schedule_coarse_after(t, 30 * kSecond, [](void*) {}, nullptr);
+  EXPECT_EQ(t.deadline(), 40 * kSecond + 75 * kMilli);
+}
+
 }  // namespace
 }  // namespace stampede::clients
