@@ -515,16 +515,17 @@ return { options = { vus = 1, duration = "4s" }, run = function() require("stamp
 
 
 class Compare(unittest.TestCase):
-    """`stampede compare` on two real runs, one against a target a hundred times slower (so far
-    apart that a host stall of 100 ms in the fast run cannot make it the slower), and on
-    crafted files."""
+    """`stampede compare` on two real runs, one against a target 300 times slower, and on
+    crafted files. The gap must outlast a stall of the shared cores in the fast run: at 200 ms
+    against 2, a 274 ms stall under ASan once made the fast run's iteration p99 the slower
+    (session 40); at 600 ms it would take a stall of over half a second."""
 
     @classmethod
     def setUpClass(cls):
         cls.dir = temp_dir(prefix="stampede-compare-")
         cls.fast = os.path.join(cls.dir, "fast.json")
         cls.slow = os.path.join(cls.dir, "slow.json")
-        for delay, out in (("fixed:2", cls.fast), ("fixed:200", cls.slow)):
+        for delay, out in (("fixed:2", cls.fast), ("fixed:600", cls.slow)):
             with Target(delay=delay) as target:
                 path = write_scenario(f"""
 return {{ name = "Api", options = {{ rate = 50, duration = "2s" }},
