@@ -111,7 +111,7 @@ Nanos coarse_deadline(Nanos now, Nanos delay, Nanos phase = 0);
 // grid points spread evenly over 100 ms. With one grid for all, the 56 ranks of a million
 // users and the targets answering them all woke in the same instant every 100 ms, and each
 // waited for the others' heartbeats to be sent and answered: loop delay p99 9.5 ms at 50,000
-// users on a machine 10% busy, 0.3 ms with the phases spread (docs/design/048, session 42).
+// users on a machine 10% busy, 0.35 ms with the phases spread (docs/design/048, session 42).
 Nanos grid_phase(int index, int count);
 
 // The heap on the worker's loop: an Asio timer armed for the earliest deadline.
@@ -127,7 +127,6 @@ class WorkerTimers {
   // For timers that may be a little late (coarse_deadline above).
   void schedule_coarse_after(WorkerTimer& t, Nanos delay, WorkerTimer::Fn fn, void* arg);
   std::size_t armed() const { return heap_.size(); }
-  Nanos phase() const { return phase_; }
 
  private:
   void rearm();
