@@ -32,12 +32,14 @@ inline std::int64_t wall_clock_seconds() {
 
 class ClientContext {
  public:
-  ClientContext(boost::asio::io_context& io, metrics::MetricSink& sink, const Clock& clock)
-      : io(io), sink(sink), clock(clock) {}
+  // `grid_phase`: of the worker's coarse timer grid (clients::grid_phase).
+  ClientContext(boost::asio::io_context& io, metrics::MetricSink& sink, const Clock& clock, Nanos grid_phase = 0)
+      : io(io), sink(sink), clock(clock), grid_phase(grid_phase) {}
 
   boost::asio::io_context& io;
   metrics::MetricSink& sink;
   const Clock& clock;
+  const Nanos grid_phase;
 
   // Source addresses to spread outgoing connections over (empty: let the kernel choose).
   std::vector<boost::asio::ip::address> local_addresses;
@@ -51,9 +53,8 @@ class ClientContext {
   std::string& read_buffer();
 
   // Long-lived timers of the worker's sockets and VUs (heartbeats, sleeps) on one Asio timer,
-  // their coarse grid (heartbeats) at `grid_phase` (clients::grid_phase; set before first use).
+  // their coarse grid (heartbeats) at `grid_phase`.
   WorkerTimers& timers();
-  Nanos grid_phase = 0;
 
   // HTTP request URLs parsed once for all the worker's VUs.
   UrlTargetCache http_urls{UrlSchemes::http};

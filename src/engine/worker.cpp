@@ -18,10 +18,9 @@ Worker::Worker(WorkerConfig config)
       // which is when the pacer's early wake matters (ArrivalPacer::kDefaultEarlyWake).
       settings_{config_.shape, config_.index, config_.count, config_.cpu_policy == CpuPolicy::poll},
       sink_(*config_.registry),
-      ctx_(io_, sink_, clock_) {
+      ctx_(io_, sink_, clock_, clients::grid_phase(config_.index, config_.count)) {
   ctx_.local_addresses = config_.local_addresses;
   ctx_.next_local_address = static_cast<std::size_t>(config_.index);
-  ctx_.grid_phase = clients::grid_phase(config_.index, config_.count);
   m_iteration_ = sink_.id("iteration", metrics::Kind::Timing);
   m_iterations_ = sink_.id(metrics::names::kIterations, metrics::Kind::Counter);
   m_errors_ = sink_.id(metrics::names::kIterationErrors, metrics::Kind::Counter);
