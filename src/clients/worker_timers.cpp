@@ -146,14 +146,14 @@ WorkerTimers::WorkerTimers(boost::asio::io_context& io, const Clock& clock, Nano
     : clock_(clock), phase_(phase), timer_(io) {}
 
 Nanos coarse_deadline(Nanos now, Nanos delay, Nanos phase) {
-  const Nanos grid = std::clamp<Nanos>(delay / 100, kMicro, 100 * kMilli);
+  const Nanos grid = std::clamp<Nanos>(delay / 100, kMicro, kGridStep);
   const Nanos after_phase = now + delay - phase;
   return (after_phase + grid - 1) / grid * grid + phase;
 }
 
 Nanos grid_phase(int index, int count) {
   if (count <= 1) return 0;
-  return 100 * kMilli / count * (index % count);
+  return kGridStep / count * (index % count);
 }
 
 void WorkerTimers::schedule(WorkerTimer& t, Nanos at, WorkerTimer::Fn fn, void* arg) {

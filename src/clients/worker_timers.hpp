@@ -107,6 +107,16 @@ class TimerHeap {
 // (docs/design/048).
 Nanos coarse_deadline(Nanos now, Nanos delay, Nanos phase = 0);
 
+// The coarsest step of a worker's grid: its heartbeats, its loop probe (engine/loop_probe)
+// and a slow ramp's VU starts (engine/closed_model) fall on multiples of it past the
+// worker's phase, so that one wake-up serves them all.
+constexpr Nanos kGridStep = 100 * kMilli;
+
+// The first point of the worker's kGridStep grid (multiples of it past `phase`) at or after `t`.
+constexpr Nanos grid_point_at_or_after(Nanos t, Nanos phase) {
+  return (t - phase + kGridStep - 1) / kGridStep * kGridStep + phase;
+}
+
 // The grid's phase for worker `index` of the run's `count` (threads x ranks): the workers'
 // grid points spread evenly over 100 ms. With one grid for all, the 56 ranks of a million
 // users and the targets answering them all woke in the same instant every 100 ms, and each

@@ -4,11 +4,15 @@
 // or socket memory, the VU rests first (ExhaustionBackoff) instead of failing again at once.
 // With a count of iterations (`iterations`), this worker runs its share of them and then
 // finishes, before the end of the duration.
+// A slow ramp starts (and retires) its VUs on the worker's grid, at most 100 ms after the
+// line reaches them (docs/design/048, session 43).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>  // std::llabs
 #include <limits>
 #include <vector>
 
+#include "clients/worker_timers.hpp"
 #include "engine/executor.hpp"
 #include "engine/exhaustion_backoff.hpp"
 #include "engine/vu_schedule.hpp"
@@ -25,6 +29,7 @@ class ClosedModel final : public Executor {
         change_timer_(host.scheduler().make_timer()),
         grace_timer_(host.scheduler().make_timer()),
         rest_timer_(host.scheduler().make_timer()),
+        grid_phase_(clients::grid_phase(host.settings().index, host.settings().count)),
         iterations_left_(iteration_share(host.settings())) {}
 
   void begin() override {
@@ -55,6 +60,10 @@ class ClosedModel final : public Executor {
 
   static constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
   static constexpr long long kUncounted = -1;
+  // The most VUs one grid point starts or retires (change_at): a ramp that would move more
+  // (over ~500 VUs a second on one worker) keeps the line's exact times, so a fast ramp's
+  // connects are never bunched into bursts larger than this.
+  static constexpr long long kGridBatch = 50;
 
   // This worker's part of a count of iterations: split between the workers that have VUs
   // (fewer VUs than workers leave some with none, and those none to run).
@@ -97,7 +106,31 @@ class ClosedModel final : public Executor {
     // Wakes when this worker's share changes, not the total: one of n workers wakes for
     // every n-th VU of a ramp.
     const auto [lo, hi] = totals_with_share(want, h_.settings().count, h_.settings().index);
-    if (auto next = schedule_.next_outside_after(t, lo, hi)) change_timer_->arm(h_.start() + *next, [this] { adjust(); });
+    if (auto next = schedule_.next_outside_after(t, lo, hi)) change_timer_->arm(change_at(*next, want), [this] { adjust(); });
+  }
+
+  // When to act on the next change of this worker's share, due `next` after the start, with
+  // `want` VUs now: at the worker's next grid point (clients::grid_point_at_or_after), where
+  // its heartbeats and loop probe wake it anyway. The VUs due meanwhile start together, and
+  // their connects, upgrades and joins go out and are answered together. One at a time, each
+  // VU cost a rank of the million-user run ~4 wake-ups of its own (its start, the connect,
+  // the upgrade's answer, the join's reply): with 56 ranks at 2,941 joins a second, 0.78-0.99
+  // of a core for the ranks, against 0.42-0.47 on the grid (bench/RESULTS.md, session 43).
+  // The line's exact time instead when the grid point would move none, or the other way (a
+  // spike shorter than the grid's step), or the share moves more than kGridBatch VUs in a
+  // grid step there (a fast ramp).
+  Nanos change_at(Nanos next, long long want) const {
+    const Nanos exact = h_.start() + next;
+    const Nanos on_grid = clients::grid_point_at_or_after(exact, grid_phase_);
+    const long long first = my_share(next) - want;
+    const long long moved = my_share(on_grid - h_.start()) - want;
+    if (moved == 0 || (moved > 0) != (first > 0)) return exact;
+    // How fast the share moves there: over a step before and a step after, so that neither
+    // the start nor the end of a fast ramp is taken for a slow one.
+    const long long before = my_share(std::max<Nanos>(0, next - clients::kGridStep));
+    const long long after = my_share(next + clients::kGridStep);
+    if (std::max(std::llabs(want - before), std::llabs(after - want)) > kGridBatch) return exact;
+    return on_grid;
   }
 
   // Ramp-down: the newest VUs go first. Without a graceful stop they stop at once.
@@ -293,6 +326,7 @@ class ClosedModel final : public Executor {
   long long retiring_ = 0;  // slots in active_ with retiring set
   std::vector<scenario::Vu*> parked_;
   bool ending_ = false;
+  Nanos grid_phase_;  // of this worker's grid: the Worker's own (clients::grid_phase)
   long long iterations_left_;  // of this worker's share, not yet started; kUncounted: no count
 };
 

@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "clients/worker_timers.hpp"
 #include "common/clock.hpp"
 #include "metrics/metric_sink.hpp"
 
@@ -22,12 +23,9 @@ namespace stampede::engine {
 
 class LoopProbe {
  public:
-  static constexpr Nanos kPeriod = 100 * kMilli;
-  // The first probe's due time: the first multiple of kPeriod past `phase` at or after
-  // `not_before`.
-  static Nanos first_due(Nanos not_before, Nanos phase = 0) {
-    return (not_before - phase + kPeriod - 1) / kPeriod * kPeriod + phase;
-  }
+  static constexpr Nanos kPeriod = clients::kGridStep;
+  // The first probe's due time: the worker's first grid point at or after `not_before`.
+  static Nanos first_due(Nanos not_before, Nanos phase = 0) { return clients::grid_point_at_or_after(not_before, phase); }
 
   LoopProbe(boost::asio::io_context& io, const Clock& clock, metrics::MetricSink& sink);
   void start(Nanos first_due);  // absolute monotonic ns

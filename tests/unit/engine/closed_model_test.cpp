@@ -1,13 +1,15 @@
 // The closed model on a simulated clock: VUs follow the stages, each starts its next
 // iteration as the last ends, ramp-downs retire the newest VUs with their own graceful stop,
 // a VU that ran out of a local resource rests by ExhaustionBackoff, and a count of
-// iterations ends the run when it is used up. Every time exact.
+// iterations ends the run when it is used up. Every time exact: a slow ramp's VUs on the
+// worker's grid, a fast one's on the line.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <vector>
 
+#include "clients/worker_timers.hpp"
 #include "engine/exhaustion_backoff.hpp"
 #include "executor_fixture.hpp"
 
@@ -114,6 +116,21 @@ TEST(ClosedModel, AWorkerRunsItsShareOfTheVus) {
   }
 }
 
+// When a VU of a ramp starts: the first point of the worker's grid at or after the line's
+// time `line` (since the start), as the closed model starts a slow ramp's VUs.
+Nanos on_grid(const FakeHost& host, Nanos line) {
+  const Nanos phase = clients::grid_phase(host.settings().index, host.settings().count);
+  return clients::grid_point_at_or_after(host.start() + line, phase) - host.start();
+}
+
+// Each VU's start (since the run's start; one iteration each), earliest first.
+std::vector<Nanos> first_starts(const FakeHost& host) {
+  std::vector<Nanos> starts;
+  for (const auto& vu : host.vus()) starts.push_back(host.started_at(vu));
+  std::sort(starts.begin(), starts.end());
+  return starts;
+}
+
 TEST(ClosedModel, AWorkerWakesForItsOwnShareOfARampNotEveryVu) {
   // One of 56 workers (a rank of the million-user run) while 5,600 VUs ramp in over 100 s:
   // it adds its 100 VUs, each when the total reaches it, with ~100 wake-ups, not 5,600.
@@ -123,17 +140,64 @@ TEST(ClosedModel, AWorkerWakesForItsOwnShareOfARampNotEveryVu) {
   auto executor = make_closed_model(host);
   host.run(*executor);
   ASSERT_EQ(host.vus_created(), 100);
-  std::vector<Nanos> starts;
-  for (const auto& vu : host.vus()) starts.push_back(host.started_at(vu));
-  std::sort(starts.begin(), starts.end());
+  const std::vector<Nanos> starts = first_starts(host);
   // This worker's k-th VU (from 1) comes with the total's (k - 1) * 56 + index + 1-th, at
-  // ceil(that * 100 s / 5,600): the line, truncated.
+  // ceil(that * 100 s / 5,600) (the line, truncated), on the worker's next grid point.
   for (long long k = 1; k <= 100; ++k) {
     const long long unit = (k - 1) * 56 + index + 1;
-    EXPECT_EQ(starts[static_cast<std::size_t>(k - 1)], (unit * 100 * kSecond + 5599) / 5600) << "VU " << k;
+    EXPECT_EQ(starts[static_cast<std::size_t>(k - 1)], on_grid(host, (unit * 100 * kSecond + 5599) / 5600)) << "VU " << k;
   }
   // Arms: one iteration per VU, the fixture's begin and end, the change timer's ~100.
   EXPECT_LE(host.sim().arms(), 100u + 2u + 102u);
+}
+
+TEST(ClosedModel, ASlowRampStartsItsVusTogetherOnTheWorkersGrid) {
+  // Worker 1 of 4 (its grid: multiples of 100 ms past 25 ms) while 1,200 VUs ramp in over
+  // 10 s: its 300 come at 30 a second, three for each point of its grid. Each starts at the
+  // first grid point at or after the line reaches it, never before, at most 100 ms after.
+  FakeHost host(vus_shape(0, {{10 * kSecond, 1200}, {kSecond, 1200}}), 1, 4);
+  host.duration = [](const scenario::Vu&) { return 200 * kSecond; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.vus_created(), 300);
+  const std::vector<Nanos> starts = first_starts(host);
+  for (long long k = 1; k <= 300; ++k) {
+    const long long unit = (k - 1) * 4 + 1 + 1;  // the total's unit-th VU is this worker's k-th
+    const Nanos line = (unit * 10 * kSecond + 1199) / 1200;
+    const Nanos start = starts[static_cast<std::size_t>(k - 1)];
+    EXPECT_EQ(start, on_grid(host, line)) << "VU " << k;
+    EXPECT_GE(start, line) << "VU " << k;
+    EXPECT_LT(start - line, clients::kGridStep) << "VU " << k;
+    EXPECT_EQ((host.start() + start - 25 * kMilli) % clients::kGridStep, 0) << "VU " << k;
+  }
+  // One wake-up per grid point of the ramp, not one per VU: the change timer's ~100 arms.
+  EXPECT_LE(host.sim().arms(), 300u + 2u + 102u);
+}
+
+TEST(ClosedModel, AFastRampKeepsTheLinesExactTimes) {
+  // 1,000 VUs a second on one worker: a grid point would start 100 at once, more than
+  // kGridBatch, so each VU starts when the line reaches it (at k ms).
+  FakeHost host(vus_shape(0, {{6 * kSecond, 6000}, {kSecond, 6000}}));
+  host.duration = [](const scenario::Vu&) { return 200 * kSecond; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.vus_created(), 6000);
+  const std::vector<Nanos> starts = first_starts(host);
+  for (long long k = 1; k <= 6000; ++k) ASSERT_EQ(starts[static_cast<std::size_t>(k - 1)], k * kMilli) << "VU " << k;
+}
+
+TEST(ClosedModel, ASpikeShorterThanTheGridStepStillHappens) {
+  // 0 -> 5 VUs in 10 ms and back to 0 in 10 ms: by the next grid point the spike is over, so
+  // its VUs start at the line's exact times (2, 4, ... 10 ms past 1 s) instead of never.
+  FakeHost host(vus_shape(0, {{kSecond, 0}, {10 * kMilli, 5}, {10 * kMilli, 0}, {kSecond, 0}}));
+  host.duration = [](const scenario::Vu&) { return 5 * kMilli; };
+  auto executor = make_closed_model(host);
+  host.run(*executor);
+  ASSERT_EQ(host.vus_created(), 5);
+  std::map<int, Nanos> first_start;
+  for (const auto& r : host.iterations)
+    if (!first_start.count(r.vu)) first_start[r.vu] = r.timed_from;
+  for (int k = 1; k <= 5; ++k) EXPECT_EQ(first_start.at(k), kSecond + 2 * k * kMilli) << "VU " << k;
 }
 
 TEST(ClosedModel, AVuOutOfALocalResourceRestsByItsBackoff) {
