@@ -23,7 +23,7 @@
 ---@field vus? integer Closed model: this many VUs (a whole number), each starting its next iteration as soon as the last ends (with `duration`); with `stages`, the VUs they start from (as in k6).
 ---@field duration? stampede.Duration How long the load lasts (with `vus` or `rate`).
 ---@field iterations? integer Closed model: end the run once this many iterations have ended, all VUs together (k6's `iterations`, its shared-iterations executor), at least one per VU; `duration` is then the most it may take (default 10 minutes). Not with `stages` or a rate. Split evenly between the worker threads (and processes), each of which ends when its share has.
----@field stages? stampede.Stage[] Closed model with ramps: `{ {"30s", 500}, {"1m", 500}, {"10s", 0} }`.
+---@field stages? stampede.Stage[] Closed model with ramps: `{ {"30s", 500}, {"1m", 500}, {"10s", 0} }`. A ramp of up to ~500 VUs a second per worker thread starts (and stops) its VUs together on the thread's 100 ms grid, each at most 100 ms after the line reaches it: their connects and joins then share the thread's wake-ups. A faster ramp starts each VU when the line reaches it.
 ---@field rate? number Open model: iterations started per second, on schedule however long earlier ones take (with `duration`).
 ---@field rate_stages? stampede.Stage[] Open model with ramps: `{ {"30s", 100}, {"1m", 500} }`, from `start_rate`.
 ---@field start_rate? number Open model: the rate `rate_stages` start from (default 0); only with `rate_stages`.
